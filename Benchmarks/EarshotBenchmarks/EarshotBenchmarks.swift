@@ -1,0 +1,180 @@
+// Throughput of the file source and the resampler, each beside the C library it wraps called directly,
+// so the wrapper's overhead is a ratio measured in one run on the same machine.
+//
+// Each iteration processes 10 s of audio: real-time factor = 10 s / wall-clock time per iteration.
+// Run: swift package benchmark --target EarshotBenchmarks
+
+import Benchmark
+import CSndFile
+import CSpeexDSP
+import EarshotCore
+import EarshotDSP
+import EarshotIO
+import EarshotTesting
+import Foundation
+
+/// Seconds of audio every benchmark iteration processes.
+let audioSeconds = 10.0
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        warmupIterations: 2,
+        maxDuration: .seconds(3),
+        maxIterations: 200
+    )
+    let fixtures = try! Fixtures()
+
+    // MARK: File source
+
+    Benchmark("FileSource read WAV 48k stereo") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var source = try AudioFileSource(path: fixtures.wav48kStereo)
+            var frames = 0
+            while let buffer = try source.read() { frames += buffer.frameCount }
+            blackHole(frames)
+        }
+    }
+
+    Benchmark("libsndfile direct read WAV 48k stereo") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(directRead(fixtures.wav48kStereo, channels: 2))
+        }
+    }
+
+    Benchmark("FileSource read FLAC 16k mono") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var source = try AudioFileSource(path: fixtures.flac16kMono)
+            var frames = 0
+            while let buffer = try source.read() { frames += buffer.frameCount }
+            blackHole(frames)
+        }
+    }
+
+    Benchmark("libsndfile direct read FLAC 16k mono") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(directRead(fixtures.flac16kMono, channels: 1))
+        }
+    }
+
+    // MARK: Resampler (blocks of 100 ms, as a live source delivers them)
+
+    for (rate, quality) in [(48_000, 4), (44_100, 4), (48_000, 10)] {
+        let format = try! AudioFormat(sampleRate: rate, channelCount: 1)
+        let blocks = Signal.blocks(of: Signal.whiteNoise(seconds: audioSeconds, format: format), frames: rate / 10)
+
+        Benchmark("Resampler \(rate / 1000)k→16k q\(quality)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                let resampler = try Resampler(
+                    inputFormat: format, configuration: .init(sampleRate: 16_000, quality: quality))
+                var output = StageOutput<AudioBuffer>()
+                var frames = 0
+                for block in blocks {
+                    try resampler.process(block, into: &output)
+                    for buffer in output.items { frames += buffer.frameCount }
+                    output.removeAll()
+                }
+                try resampler.finish(into: &output)
+                blackHole(frames)
+            }
+        }
+
+        Benchmark("speexdsp direct \(rate / 1000)k→16k q\(quality)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(directResample(blocks, from: rate, quality: quality))
+            }
+        }
+    }
+
+    // MARK: Allocations per buffer once warmed up (the hot-path promise of STYLE.md)
+
+    Benchmark(
+        "Resampler 48k→16k steady state, 1 000 blocks",
+        configuration: .init(metrics: [.mallocCountTotal, .wallClock], maxIterations: 20)
+    ) { benchmark in
+        let format = try AudioFormat(sampleRate: 48_000, channelCount: 1)
+        let block = Signal.whiteNoise(seconds: 0.1, format: format)
+        let resampler = try Resampler(inputFormat: format)
+        var output = StageOutput<AudioBuffer>()
+        try resampler.process(block, into: &output)  // warm up: sizes the reused buffers
+        output.removeAll()
+        benchmark.startMeasurement()
+        for _ in 0..<1_000 {
+            try resampler.process(block, into: &output)
+            output.removeAll()
+        }
+        benchmark.stopMeasurement()
+    }
+
+    Benchmark(
+        "LevelMeter 16k steady state, 1 000 blocks",
+        configuration: .init(metrics: [.mallocCountTotal, .wallClock], maxIterations: 20)
+    ) { benchmark in
+        let block = Signal.whiteNoise(seconds: 0.1, format: .wideband)
+        var meter = try LevelMeter()
+        var output = StageOutput<AudioBuffer>()
+        try meter.process(block, into: &output)
+        output.removeAll()
+        benchmark.startMeasurement()
+        for _ in 0..<1_000 {
+            try meter.process(block, into: &output)
+            output.removeAll()
+        }
+        benchmark.stopMeasurement()
+    }
+}
+
+/// The audio files the source benchmarks read, written once per run.
+struct Fixtures {
+    let wav48kStereo: String
+    let flac16kMono: String
+
+    init() throws {
+        let directory = try TemporaryDirectory("earshot-bench")
+        wav48kStereo = directory.file("noise-48k-stereo.wav")
+        flac16kMono = directory.file("tone-16k-mono.flac")
+        let stereo = try AudioFormat(sampleRate: 48_000, channelCount: 2)
+        let wav = try AudioFileWriter(path: wav48kStereo, format: stereo, fileType: .wav)
+        try wav.write(Signal.whiteNoise(seconds: audioSeconds, format: stereo))
+        try wav.finish()
+        let flac = try AudioFileWriter(path: flac16kMono, format: .wideband, fileType: .flac)
+        try flac.write(Signal.sine(frequency: 440, seconds: audioSeconds, format: .wideband))
+        try flac.finish()
+    }
+}
+
+/// libsndfile with no Earshot code: the floor the file source is measured against.
+func directRead(_ path: String, channels: Int) -> Int {
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else { return 0 }
+    defer { sf_close(file) }
+    var block = [Float](repeating: 0, count: 4096 * channels)
+    var frames = 0
+    while true {
+        let got = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, 4096) }
+        if got <= 0 { break }
+        frames += Int(got)
+    }
+    return frames
+}
+
+/// speexdsp with no Earshot code: the floor the resampler is measured against.
+func directResample(_ blocks: [AudioBuffer], from rate: Int, quality: Int) -> Int {
+    var status: Int32 = 0
+    guard let state = speex_resampler_init(1, spx_uint32_t(rate), 16_000, Int32(quality), &status) else { return 0 }
+    defer { speex_resampler_destroy(state) }
+    speex_resampler_skip_zeros(state)
+    var out = [Float](repeating: 0, count: 4096)
+    var frames = 0
+    for block in blocks {
+        block.samples.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                var inLength = spx_uint32_t(input.count)
+                var outLength = spx_uint32_t(output.count)
+                speex_resampler_process_float(state, 0, input.baseAddress, &inLength, output.baseAddress, &outLength)
+                frames += Int(outLength)
+            }
+        }
+    }
+    return frames
+}

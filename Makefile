@@ -1,0 +1,31 @@
+# The two set-up commands of the README, and a few conveniences. Each target installs what it needs.
+#   make demo   transcribe a real LibriVox recording with the embedded recognizer
+#   make test   run the test suite
+#   make bench  run the benchmarks (see BENCHMARKS.md)
+
+# Debian packages: C libraries we link, the recognizer's model, the real recordings the tests and demo
+# use (pocketsphinx-testdata), and sox as an independent decoder in tests.
+APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev libsphinxbase-dev \
+	pocketsphinx-en-us pocketsphinx-testdata sox
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav
+
+.PHONY: deps demo test bench format
+
+deps:
+	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(APT_PACKAGES); }
+
+demo: deps
+	swift build -c release --product earshot
+	.build/release/earshot transcribe $(SAMPLE)
+
+test: deps
+	swift test
+
+bench: deps
+	swift package --allow-writing-to-package-directory benchmark --target EarshotBenchmarks
+
+format:
+	swift format --in-place --recursive Sources Tests Benchmarks

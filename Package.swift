@@ -1,0 +1,70 @@
+// swift-tools-version: 6.1
+// Earshot: the audio front end of speech recognition on Linux.
+// Targets read as the pipeline: C shims, then one Swift module per stage family, then the thin CLI.
+import PackageDescription
+
+let strictSwift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "Earshot",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "earshot", targets: ["earshot"]),
+        .library(name: "EarshotCore", targets: ["EarshotCore"]),
+        .library(name: "EarshotIO", targets: ["EarshotIO"]),
+        .library(name: "EarshotDSP", targets: ["EarshotDSP"]),
+        .library(name: "EarshotRecognizer", targets: ["EarshotRecognizer"]),
+        .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // System-library shims: a module map and pkg-config name each, no Swift.
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(
+            name: "CPocketSphinx", pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
+
+        .target(name: "EarshotCore", swiftSettings: strictSwift6),
+        .target(name: "EarshotIO", dependencies: ["EarshotCore", "CSndFile"], swiftSettings: strictSwift6),
+        .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP"], swiftSettings: strictSwift6),
+        .target(
+            name: "EarshotRecognizer", dependencies: ["EarshotCore", "CPocketSphinx"], swiftSettings: strictSwift6),
+        .target(
+            name: "EarshotTesting", dependencies: ["EarshotCore", "EarshotIO"], swiftSettings: strictSwift6),
+        .executableTarget(
+            name: "earshot",
+            dependencies: [
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift6),
+
+        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotIOTests", dependencies: ["EarshotIO", "EarshotTesting", "CSndFile"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotDSPTests", dependencies: ["EarshotDSP", "EarshotIO", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotRecognizerTests",
+            dependencies: ["EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotCLITests", dependencies: ["earshot", "EarshotTesting"], swiftSettings: strictSwift6),
+
+        .executableTarget(
+            name: "EarshotBenchmarks",
+            dependencies: [
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotTesting", "CSndFile", "CSpeexDSP",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/EarshotBenchmarks",
+            swiftSettings: strictSwift6,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+    ]
+)

@@ -1,0 +1,33 @@
+/// Where audio enters the pipeline: a file, standard input, a paced replay, a capture device.
+///
+/// A source has a fixed format known when it opens, and hands out buffers in stream order, each
+/// stamped with its media time. It reads in blocks, so memory does not grow with the length of the
+/// input. A source may reuse one buffer's storage between calls, so callers should not keep buffers
+/// they do not need.
+public protocol AudioSource {
+    /// The format of every buffer this source returns.
+    var format: AudioFormat { get }
+
+    /// The next block of audio, or `nil` at the end of the stream.
+    mutating func read() throws -> AudioBuffer?
+}
+
+/// Runs a source through a stage to the end of the stream.
+public enum Pipeline {
+    /// Reads `source` until it ends, processes every buffer through `stage`, finishes the stage, and
+    /// calls `handle` with what each call produced (the output is reused; copy what you keep).
+    public static func run<Source: AudioSource, Stage: AudioStage>(
+        _ source: inout Source,
+        through stage: inout Stage,
+        handle: (StageOutput<Stage.Output>) throws -> Void
+    ) throws where Stage.Input == AudioBuffer {
+        var output = StageOutput<Stage.Output>()
+        while let buffer = try source.read() {
+            try stage.process(buffer, into: &output)
+            try handle(output)
+            output.removeAll()
+        }
+        try stage.finish(into: &output)
+        try handle(output)
+    }
+}

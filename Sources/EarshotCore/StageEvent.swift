@@ -1,0 +1,56 @@
+/// Something a stage observed, stamped with the media time at which it happened.
+///
+/// The event vocabulary is one closed enum so that consumers (the CLI, the client's event stream, the
+/// lab's metrics) can switch over it exhaustively; each stage family adds its cases here as it lands.
+/// Every payload is a small value, so posting an event never allocates.
+public struct StageEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// Level of one metering window (the seed SDK's `audioLevel` callback, ~10 per second).
+        case level(AudioLevel)
+    }
+
+    /// When it happened: for a window, the start of the window.
+    public var time: MediaTime
+    public var kind: Kind
+
+    public init(time: MediaTime, kind: Kind) {
+        self.time = time
+        self.kind = kind
+    }
+}
+
+/// The level of a stretch of audio: RMS and peak relative to full scale, and a count of clipped samples.
+///
+/// Levels are in dBFS with a full-scale sine at 0 dBFS peak and −3.01 dBFS RMS (RMS is not
+/// re-referenced to the sine, unlike AES17). Silence is −∞ dBFS.
+public struct AudioLevel: Sendable, Equatable {
+    /// Frames measured, at the rate of the audio measured.
+    public var frameCount: Int
+    /// Root mean square of all samples in the window, in dBFS.
+    public var rmsDBFS: Float
+    /// Largest absolute sample value, in dBFS.
+    public var peakDBFS: Float
+    /// Samples at or beyond the clipping threshold.
+    public var clippedSamples: Int
+
+    public init(frameCount: Int, rmsDBFS: Float, peakDBFS: Float, clippedSamples: Int) {
+        self.frameCount = frameCount
+        self.rmsDBFS = rmsDBFS
+        self.peakDBFS = peakDBFS
+        self.clippedSamples = clippedSamples
+    }
+
+    /// Converts a linear amplitude to dBFS; zero is −∞.
+    @inlinable
+    public static func decibels(_ amplitude: Float) -> Float {
+        amplitude > 0 ? 20 * log10f(amplitude) : -.infinity
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif

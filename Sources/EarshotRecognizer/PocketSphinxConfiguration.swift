@@ -1,0 +1,113 @@
+import EarshotCore
+import Foundation
+
+/// Where PocketSphinx finds its model, and the few decoder settings worth changing.
+///
+/// The defaults are the US English model Debian ships in `pocketsphinx-en-us`
+/// (`/usr/share/pocketsphinx/model/en-us`). ``default`` honours `EARSHOT_MODEL_DIR`, a directory laid
+/// out the same way (`en-us/`, `en-us.lm.bin`, `cmudict-en-us.dict`), so a deployment can ship its own
+/// model without code changes. Paths are checked by ``validate()``, which the recognizer calls before
+/// loading anything, so a missing model is reported by name instead of by a crash inside PocketSphinx.
+public struct PocketSphinxConfiguration: Sendable, Hashable {
+    /// The model directory of Debian's `pocketsphinx-en-us` package.
+    public static let debianModelDirectory = "/usr/share/pocketsphinx/model/en-us"
+    /// The environment variable naming a model directory that replaces ``debianModelDirectory``.
+    public static let modelDirectoryVariable = "EARSHOT_MODEL_DIR"
+
+    /// The acoustic model directory (`-hmm`): `mdef`, `means`, `variances`, `transition_matrices`, and
+    /// `sendump` or `mixture_weights`.
+    public var acousticModel: String
+    /// The n-gram language model (`-lm`), ARPA text or binary.
+    public var languageModel: String
+    /// The pronunciation dictionary (`-dict`).
+    public var dictionary: String
+    /// Beam width of the main search (`-beam`), as a probability in (0, 1]; smaller keeps more
+    /// hypotheses alive, which is slower and rarely more accurate. PocketSphinx's default is 1e-48.
+    public var beam: Double
+    /// Beam width for word exits (`-wbeam`), as a probability in (0, 1]. PocketSphinx's default is 7e-29.
+    public var wordBeam: Double
+
+    /// A configuration with explicit model paths; the defaults are Debian's en-us model.
+    public init(
+        acousticModel: String = debianModelDirectory + "/en-us",
+        languageModel: String = debianModelDirectory + "/en-us.lm.bin",
+        dictionary: String = debianModelDirectory + "/cmudict-en-us.dict",
+        beam: Double = 1e-48,
+        wordBeam: Double = 7e-29
+    ) {
+        self.acousticModel = acousticModel
+        self.languageModel = languageModel
+        self.dictionary = dictionary
+        self.beam = beam
+        self.wordBeam = wordBeam
+    }
+
+    /// The model in `directory`, laid out as Debian's: `en-us/`, `en-us.lm.bin`, `cmudict-en-us.dict`.
+    public init(modelDirectory directory: String) {
+        self.init(
+            acousticModel: directory + "/en-us",
+            languageModel: directory + "/en-us.lm.bin",
+            dictionary: directory + "/cmudict-en-us.dict")
+    }
+
+    /// The model in `$EARSHOT_MODEL_DIR` when that variable is set and not empty, else Debian's en-us model.
+    public static var `default`: PocketSphinxConfiguration {
+        let override = ProcessInfo.processInfo.environment[modelDirectoryVariable] ?? ""
+        return PocketSphinxConfiguration(modelDirectory: override.isEmpty ? debianModelDirectory : override)
+    }
+
+    /// Checks that every model file is present and readable and that the beams are probabilities.
+    ///
+    /// The acoustic model's files are checked one by one because PocketSphinx exits the process,
+    /// rather than failing, when the mixture weights are missing.
+    public func validate() throws {
+        try Self.requireDirectory(acousticModel, what: "acoustic model directory")
+        for file in ["mdef", "means", "variances", "transition_matrices"] {
+            try Self.requireFile(acousticModel + "/" + file, what: "acoustic model file")
+        }
+        let weights = ["sendump", "mixture_weights"].map { acousticModel + "/" + $0 }
+        if !weights.contains(where: Self.isReadableFile) {
+            throw EarshotError(
+                .modelUnavailable,
+                "PocketSphinx acoustic model file missing: expected \(weights[0]) or \(weights[1]); \(Self.remedy)")
+        }
+        try Self.requireFile(languageModel, what: "language model")
+        try Self.requireFile(dictionary, what: "dictionary")
+        for (name, value) in [("beam", beam), ("wordBeam", wordBeam)] where !(value > 0 && value <= 1) {
+            throw EarshotError(.invalidParameter, "\(name) is \(value); expected a probability in (0, 1]")
+        }
+    }
+
+    /// The PocketSphinx command line for this configuration.
+    var arguments: [String] {
+        [
+            "-hmm", acousticModel, "-lm", languageModel, "-dict", dictionary,
+            "-beam", "\(beam)", "-wbeam", "\(wordBeam)",
+        ]
+    }
+
+    private static let remedy =
+        "install the Debian package pocketsphinx-en-us, or set \(modelDirectoryVariable) to a directory "
+        + "holding en-us/, en-us.lm.bin and cmudict-en-us.dict"
+
+    private static func requireDirectory(_ path: String, what: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+            FileManager.default.isReadableFile(atPath: path)
+        else {
+            throw EarshotError(.modelUnavailable, "PocketSphinx \(what) not found: \(path); \(remedy)")
+        }
+    }
+
+    private static func requireFile(_ path: String, what: String) throws {
+        guard isReadableFile(path) else {
+            throw EarshotError(.modelUnavailable, "PocketSphinx \(what) not found: \(path); \(remedy)")
+        }
+    }
+
+    private static func isReadableFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            && FileManager.default.isReadableFile(atPath: path)
+    }
+}

@@ -1,0 +1,88 @@
+import EarshotCore
+
+/// A speech recognizer fed audio incrementally, one utterance at a time.
+///
+/// Audio arrives as it is captured or uploaded (so a service can decode while the body still streams
+/// in); `partialResult()` may be asked at any point; `endUtterance()` returns the final result. The
+/// recognizer accepts only `format` (16 kHz mono for the embedded engine): resample before it.
+/// Times in results are media times taken from the buffers fed, so a word's timestamp places it in
+/// the original stream, not merely within the utterance.
+///
+/// A recognizer holds a decoder that is not thread-safe: use one per task.
+public protocol Recognizer {
+    /// The only format accepted by `accept(_:)`.
+    var format: AudioFormat { get }
+
+    /// Begins an utterance. Must precede `accept(_:)`; throws if one is already open.
+    mutating func startUtterance() throws
+
+    /// Decodes `buffer`, which must be in `format` and start where the previous buffer ended in media
+    /// time; a gap or an overlap is rejected (it would misplace every later word).
+    mutating func accept(_ buffer: AudioBuffer) throws
+
+    /// The best hypothesis so far, without ending the utterance; `nil` before any word is found.
+    mutating func partialResult() throws -> RecognitionResult?
+
+    /// Ends the utterance and returns its final result (an empty n-best list when nothing was said).
+    mutating func endUtterance() throws -> RecognitionResult
+}
+
+/// The outcome of recognizing one utterance: hypotheses, best first.
+public struct RecognitionResult: Sendable, Equatable {
+    /// Hypotheses, best first; empty when no speech was recognized.
+    public var hypotheses: [Hypothesis]
+    /// Media time of the first sample of the utterance.
+    public var start: MediaTime
+    /// Media time just after the last sample of the utterance.
+    public var end: MediaTime
+    /// Whether this is a partial result taken while audio was still arriving.
+    public var isPartial: Bool
+
+    public init(hypotheses: [Hypothesis], start: MediaTime, end: MediaTime, isPartial: Bool) {
+        self.hypotheses = hypotheses
+        self.start = start
+        self.end = end
+        self.isPartial = isPartial
+    }
+
+    /// The best hypothesis's text, or "" when nothing was recognized.
+    public var text: String { hypotheses.first?.text ?? "" }
+}
+
+/// One way of reading the utterance.
+public struct Hypothesis: Sendable, Equatable {
+    /// The words, space-separated, without fillers or silence markers.
+    public var text: String
+    /// How sure the recognizer is of this reading, in [0, 1]: for the embedded engine, the mean of the
+    /// words' posterior probabilities. `nil` in a partial result, where no posteriors exist yet.
+    ///
+    /// (The posterior of the whole word sequence is not used: it shrinks with every word, to ~0.0004
+    /// for a 3 s sentence, and would say more about length than about accuracy.)
+    public var confidence: Double?
+    /// The words with their times; may be empty in a partial result.
+    public var words: [RecognizedWord]
+
+    public init(text: String, confidence: Double?, words: [RecognizedWord]) {
+        self.text = text
+        self.confidence = confidence
+        self.words = words
+    }
+}
+
+/// A recognized word and where it was spoken.
+public struct RecognizedWord: Sendable, Equatable {
+    public var word: String
+    /// Media time of the word's first frame.
+    public var start: MediaTime
+    /// Media time just after the word's last frame.
+    public var end: MediaTime
+    /// Posterior probability of the word in [0, 1].
+    public var confidence: Double
+
+    public init(word: String, start: MediaTime, end: MediaTime, confidence: Double) {
+        self.word = word
+        self.start = start
+        self.end = end
+        self.confidence = confidence
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import EarshotCore
+import Foundation
+
+@main
+struct Earshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "earshot",
+        abstract: "The audio front end of speech recognition: read, resample, meter and transcribe audio.",
+        discussion: """
+            Every FILE argument may be - for standard input. Formats are sniffed from the file header \
+            (WAV, FLAC, Ogg Vorbis/Opus, AIFF, CAF, W64, AU, …); headerless PCM needs --rate, and \
+            optionally --channels and --encoding. Data goes to standard output, messages to standard error.
+
+            Exit codes: 0 success; 1 usage error; 2 unreadable or invalid input (or an output that \
+            cannot be written); 3 recognizer or model error; 4 a batch in which some items failed.
+            """,
+        version: "0.1.0",
+        subcommands: [Transcribe.self, Info.self, Level.self]
+    )
+
+    /// Runs the command, turning every failure into one line on standard error and a documented exit code.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as EarshotError {
+            fail(error.message, status: ExitStatus(error))
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))  // --help and --version
+                Foundation.exit(0)
+            }
+            if error is ExitCode {
+                Foundation.exit(code.rawValue)
+            }
+            // The parser's own errors (unknown flag, bad value) are usage errors.
+            let isParserError =
+                code == .validationFailure || String(reflecting: type(of: error)).contains("ArgumentParser")
+            let message = fullMessage(for: error)
+            fail(message, status: isParserError ? .usage : .invalidInput, prefixed: !isParserError)
+        }
+    }
+
+    static func fail(_ message: String, status: ExitStatus, prefixed: Bool = true) -> Never {
+        FileHandle.standardError.write(Data(((prefixed ? "earshot: " : "") + message + "\n").utf8))
+        Foundation.exit(status.rawValue)
+    }
+}
+
+/// The documented exit codes.
+enum ExitStatus: Int32 {
+    case success = 0
+    case usage = 1
+    case invalidInput = 2
+    case recognizer = 3
+    case partialBatch = 4
+
+    init(_ error: EarshotError) {
+        switch error.code {
+        case .invalidParameter: self = .usage
+        case .modelUnavailable, .recognizerFailed: self = .recognizer
+        default: self = .invalidInput
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import EarshotCore
+import EarshotIO
+import Foundation
+
+extension RawPCMFormat.Encoding: ExpressibleByArgument {}
+
+/// The input every command takes: a file (or -) and, for headerless PCM, its layout.
+struct InputOptions: ParsableArguments {
+    @Argument(help: "Audio file to read, or - for standard input.")
+    var file: String
+
+    @Option(help: "Sample rate of headerless PCM input, in Hz. Giving it marks the input as raw.")
+    var rate: Int?
+
+    @Option(help: "Channels of headerless PCM input (interleaved).")
+    var channels: Int = 1
+
+    @Option(help: "Sample encoding of headerless PCM input: s16le or f32le.")
+    var encoding: RawPCMFormat.Encoding = .s16le
+
+    /// Extensions that mean "no header": reading them without a spec would only give a confusing error.
+    private static let rawExtensions: Set<String> = ["raw", "pcm", "s16", "f32", "sw", "l16"]
+
+    /// The layout of raw input, or nil for a file with a header.
+    func rawFormat() throws -> RawPCMFormat? {
+        guard let rate else {
+            let ext = (file as NSString).pathExtension.lowercased()
+            if Self.rawExtensions.contains(ext) {
+                throw EarshotError(
+                    .invalidParameter,
+                    "\(file): headerless PCM needs --rate (and --channels, --encoding if not mono s16le)")
+            }
+            return nil
+        }
+        let name = file == InputPath.standardStream ? "stdin" : file
+        let format = try AudioFormat(sampleRate: rate, channelCount: channels, origin: "\(name) (--rate/--channels)")
+        return RawPCMFormat(format: format, encoding: encoding)
+    }
+
+    func open(blockFrames: Int = 4096) throws -> any AudioSource {
+        try AudioInput.open(path: file, raw: rawFormat(), blockFrames: blockFrames)
+    }
+
+    /// How to call the input in outputs.
+    var displayName: String { file == InputPath.standardStream ? "stdin" : file }
+}

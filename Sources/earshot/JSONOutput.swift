@@ -1,0 +1,58 @@
+import EarshotCore
+import EarshotIO
+import Foundation
+
+/// Conventions shared by every JSON document the CLI prints: a `schema_version`, times in seconds with
+/// the unit in the field name, levels in dBFS with −∞ (silence) as null.
+enum JSONOutput {
+    static let schemaVersion = 1
+
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+
+    /// A level for JSON: rounded to 0.01 dB, nil for silence.
+    static func decibels(_ value: Float) -> Double? {
+        value.isFinite ? (Double(value) * 100).rounded() / 100 : nil
+    }
+
+    /// Seconds rounded to the millisecond, which is finer than any event we report.
+    static func seconds(_ time: MediaTime) -> Double { (time.seconds * 1000).rounded() / 1000 }
+}
+
+/// What every document says about the input it describes.
+struct InputDescription: Encodable {
+    var path: String
+    var container: String
+    var encoding: String
+    var sampleRateHz: Int
+    var channels: Int
+
+    enum CodingKeys: String, CodingKey {
+        case path, container, encoding, channels
+        case sampleRateHz = "sample_rate_hz"
+    }
+
+    init(name: String, source: any AudioSource) {
+        path = name
+        sampleRateHz = source.format.sampleRate
+        channels = source.format.channelCount
+        if let file = source as? AudioFileSource {
+            container = file.containerName
+            encoding = file.encodingName
+        } else if let raw = source as? RawPCMSource {
+            container = "raw"
+            encoding = raw.raw.encoding.rawValue
+        } else {
+            container = "unknown"
+            encoding = "unknown"
+        }
+    }
+}
+
+/// Text rendering of a level in dBFS ("-inf" for silence).
+func formatDecibels(_ value: Float) -> String {
+    value.isFinite ? String(format: "%.2f", value) : "-inf"
+}

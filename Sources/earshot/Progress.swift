@@ -1,0 +1,40 @@
+import Foundation
+
+/// A progress bar with real-time factor and ETA on standard error, drawn only when standard error is a
+/// terminal (so logs and pipes stay clean), and redrawn at most ten times a second.
+struct Progress {
+    private let total: Double?
+    private let enabled: Bool
+    private let started = Date()
+    private var lastDraw = Date.distantPast
+
+    /// `totalSeconds` is the input's duration in media time, if known.
+    init(totalSeconds: Double?) {
+        total = totalSeconds.flatMap { $0 > 0 ? $0 : nil }
+        enabled = isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["EARSHOT_NO_PROGRESS"] == nil
+    }
+
+    mutating func update(mediaSeconds done: Double) {
+        guard enabled, Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = Date()
+        let elapsed = max(Date().timeIntervalSince(started), 1e-6)
+        let speed = done / elapsed
+        var line = String(format: "%.1f s of audio, %.1f× real time", done, speed)
+        if let total {
+            let fraction = min(done / total, 1)
+            let filled = Int(fraction * 30)
+            let eta = speed > 0 ? (total - done) / speed : 0
+            line =
+                "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled) + "] "
+                + String(
+                    format: "%3.0f%%  %.1f× real time  ETA %d:%02d", fraction * 100, speed, Int(eta) / 60, Int(eta) % 60
+                )
+        }
+        FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
