@@ -57,6 +57,22 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Opening alone: separates the fixed cost per file (path checks, RIFF chunk walk) from per-block reads.
+    Benchmark("FileSource open+close WAV") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try AudioFileSource(path: fixtures.wav48kStereo).frameCount)
+        }
+    }
+
+    Benchmark("libsndfile direct open+close WAV") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var info = SF_INFO()
+            let file = sf_open(fixtures.wav48kStereo, Int32(SFM_READ), &info)
+            sf_close(file)
+            blackHole(info.frames)
+        }
+    }
+
     // MARK: Resampler (blocks of 100 ms, as a live source delivers them)
 
     for (rate, quality) in [(48_000, 4), (44_100, 4), (48_000, 10)] {

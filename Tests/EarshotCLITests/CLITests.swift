@@ -152,3 +152,22 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         #expect(badEncoding.status == 1)
     }
 }
+
+@Suite struct RawStandardInputTests {
+    @Test func headerlessPCMOnStandardInputIsReadWithItsSpec() throws {
+        // 0.25 s of a −20 dBFS sine as f32le: info must report exactly what was piped.
+        let frames = 4_000
+        var bytes = Data()
+        for i in 0..<frames {
+            let value = Float(0.1 * sin(2 * Double.pi * 1_000 * Double(i) / 16_000))
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        let result = try earshot("info", "--format", "json", "--rate", "16000", "--encoding", "f32le", "-", stdin: bytes)
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        #expect(document["frames"] as? Int == frames)
+        let input = try #require(document["input"] as? [String: Any])
+        #expect(input["path"] as? String == "stdin" && input["container"] as? String == "raw")
+        #expect((document["rms_dbfs"] as? Double).map { abs($0 - (-23.01)) <= 0.05 } == true)
+    }
+}
