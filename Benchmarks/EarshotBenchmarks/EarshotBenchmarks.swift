@@ -27,33 +27,15 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: File source
 
-    Benchmark("FileSource read WAV 48k stereo") { benchmark in
-        for _ in benchmark.scaledIterations {
-            var source = try AudioFileSource(path: fixtures.wav48kStereo)
-            var frames = 0
-            while let buffer = try source.read() { frames += buffer.frameCount }
-            blackHole(frames)
+    for (label, path, channels) in [
+        ("WAV 48k stereo", fixtures.wav48kStereo, 2), ("FLAC 16k mono", fixtures.flac16kMono, 1),
+    ] {
+        Benchmark("FileSource read \(label)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try sourceRead(path)) }
         }
-    }
 
-    Benchmark("libsndfile direct read WAV 48k stereo") { benchmark in
-        for _ in benchmark.scaledIterations {
-            blackHole(directRead(fixtures.wav48kStereo, channels: 2))
-        }
-    }
-
-    Benchmark("FileSource read FLAC 16k mono") { benchmark in
-        for _ in benchmark.scaledIterations {
-            var source = try AudioFileSource(path: fixtures.flac16kMono)
-            var frames = 0
-            while let buffer = try source.read() { frames += buffer.frameCount }
-            blackHole(frames)
-        }
-    }
-
-    Benchmark("libsndfile direct read FLAC 16k mono") { benchmark in
-        for _ in benchmark.scaledIterations {
-            blackHole(directRead(fixtures.flac16kMono, channels: 1))
+        Benchmark("libsndfile direct read \(label)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(directRead(path, channels: channels)) }
         }
     }
 
@@ -157,6 +139,14 @@ struct Fixtures {
         try flac.write(Signal.sine(frequency: 440, seconds: audioSeconds, format: .wideband))
         try flac.finish()
     }
+}
+
+/// The file source reading a whole file, as a pipeline would.
+func sourceRead(_ path: String) throws -> Int {
+    var source = try AudioFileSource(path: path)
+    var frames = 0
+    while let buffer = try source.read() { frames += buffer.frameCount }
+    return frames
 }
 
 /// libsndfile with no Earshot code: the floor the file source is measured against.

@@ -162,7 +162,8 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
             let value = Float(0.1 * sin(2 * Double.pi * 1_000 * Double(i) / 16_000))
             withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
         }
-        let result = try earshot("info", "--format", "json", "--rate", "16000", "--encoding", "f32le", "-", stdin: bytes)
+        let result = try earshot(
+            "info", "--format", "json", "--rate", "16000", "--encoding", "f32le", "-", stdin: bytes)
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
         #expect(document["frames"] as? Int == frames)
