@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Something a stage observed, stamped with the media time at which it happened.
 ///
 /// The event vocabulary is one closed enum so that consumers (the CLI, the client's event stream, the

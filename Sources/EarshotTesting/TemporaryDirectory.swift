@@ -61,13 +61,16 @@ public enum ExternalTool {
                 try? writer.close()
             }
         }
-        // Drain both pipes concurrently with the child so neither fills and blocks it.
+        // Drain stderr on another thread while this one drains stdout, so neither pipe fills and blocks the child.
         let errorData = LockedData()
-        let errorReader = Thread { errorData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        errorReader.start()
+        let errorDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            errorData.set(err.fileHandleForReading.readDataToEndOfFile())
+            errorDone.signal()
+        }
         let outputData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !errorData.isSet { usleep(1_000) }
+        errorDone.wait()
         return Result(
             status: process.terminationStatus, standardOutput: outputData,
             standardError: String(decoding: errorData.value, as: UTF8.self))
@@ -82,8 +85,7 @@ public enum ExternalTool {
 
 private final class LockedData: @unchecked Sendable {
     private let lock = NSLock()
-    private var data: Data?
+    private var data = Data()
     func set(_ value: Data) { lock.withLock { data = value } }
-    var isSet: Bool { lock.withLock { data != nil } }
-    var value: Data { lock.withLock { data ?? Data() } }
+    var value: Data { lock.withLock { data } }
 }

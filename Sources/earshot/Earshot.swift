@@ -24,22 +24,28 @@ struct Earshot: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let error as EarshotError {
-            fail(error.message, status: ExitStatus(error))
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                print(fullMessage(for: error))  // --help and --version
-                Foundation.exit(0)
-            }
-            if error is ExitCode {
-                Foundation.exit(code.rawValue)
-            }
-            // The parser's own errors (unknown flag, bad value) are usage errors.
-            let isParserError =
-                code == .validationFailure || String(reflecting: type(of: error)).contains("ArgumentParser")
-            let message = fullMessage(for: error)
-            fail(message, status: isParserError ? .usage : .invalidInput, prefixed: !isParserError)
+            exit(reporting: error)
+        }
+    }
+
+    /// Maps an error to its message and exit status: ours by their code; the parser's own (an unknown
+    /// flag, a bad value, `--help` — which the parser delivers as an error with status 0) by the exit
+    /// code the parser gives them; anything else is an input failure.
+    static func exit(reporting error: Error) -> Never {
+        if let error = error as? EarshotError {
+            fail(error.message, status: ExitStatus(error))
+        }
+        switch exitCode(for: error) {
+        case .success:
+            print(fullMessage(for: error))
+            Foundation.exit(0)
+        case .validationFailure:
+            fail(fullMessage(for: error), status: .usage, prefixed: false)
+        case let code where error is ExitCode:
+            Foundation.exit(code.rawValue)
+        default:
+            fail(fullMessage(for: error), status: .invalidInput)
         }
     }
 
