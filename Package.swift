@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "EarshotIO", targets: ["EarshotIO"]),
         .library(name: "EarshotDSP", targets: ["EarshotDSP"]),
         .library(name: "EarshotRecognizer", targets: ["EarshotRecognizer"]),
+        .library(name: "EarshotCodecs", targets: ["EarshotCodecs"]),
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
     ],
     dependencies: [
@@ -27,18 +28,27 @@ let package = Package(
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
+        .systemLibrary(name: "CSpeex", pkgConfig: "speex", providers: [.apt(["libspeex-dev"])]),
+        .systemLibrary(name: "COgg", pkgConfig: "ogg", providers: [.apt(["libogg-dev"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "COpenCoreAMR", pkgConfig: "opencore-amrnb", providers: [.apt(["libopencore-amrnb-dev"])]),
+        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
-        .target(name: "EarshotIO", dependencies: ["EarshotCore", "CSndFile"], swiftSettings: strictSwift6),
+        .target(name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile"], swiftSettings: strictSwift6),
         .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotRecognizer", dependencies: ["EarshotCore", "CPocketSphinx"], swiftSettings: strictSwift6),
+        .target(
+            name: "EarshotCodecs",
+            dependencies: ["EarshotCore", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC"],
+            swiftSettings: strictSwift6),
         .target(
             name: "EarshotTesting", dependencies: ["EarshotCore", "EarshotIO"], swiftSettings: strictSwift6),
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer",
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -55,12 +65,17 @@ let package = Package(
             dependencies: ["EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotTesting"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "EarshotCodecsTests",
+            dependencies: ["EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "EarshotCLITests", dependencies: ["earshot", "EarshotTesting"], swiftSettings: strictSwift6),
 
         .executableTarget(
             name: "EarshotBenchmarks",
             dependencies: [
-                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotTesting", "CSndFile", "CSpeexDSP",
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotTesting", "CSndFile", "CSpeexDSP",
+                "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",
