@@ -38,15 +38,15 @@ public enum CodecFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// The `Content-Type` of a stream at `sampleRate`.
-    public func contentType(sampleRate: Int? = nil) -> String {
+    /// The `Content-Type` of a stream at `sampleRate` with `channelCount` channels.
+    public func contentType(sampleRate: Int? = nil, channelCount: Int = 1) -> String {
         let rate = sampleRate ?? defaultSampleRate
         switch self {
         case .speexWideband, .speexNarrowband: return "audio/x-speex-with-header-byte;rate=\(rate)"
         case .oggSpeex: return "audio/ogg;codecs=speex"
         case .amr: return "audio/amr"
         case .wav: return "audio/wav"
-        case .l16: return "audio/L16;rate=\(rate)"
+        case .l16: return "audio/L16;rate=\(rate)" + (channelCount > 1 ? ";channels=\(channelCount)" : "")
         case .flac: return "audio/flac"
         case .opus: return "audio/ogg;codecs=opus"
         }
@@ -101,7 +101,8 @@ public enum CodecFormat: String, CaseIterable, Sendable {
         let bytes = Array(prefix.prefix(512))
         func starts(with magic: String, at offset: Int = 0) -> Bool {
             let magicBytes = Array(magic.utf8)
-            return bytes.count >= offset + magicBytes.count && Array(bytes[offset..<offset + magicBytes.count]) == magicBytes
+            return bytes.count >= offset + magicBytes.count
+                && Array(bytes[offset..<offset + magicBytes.count]) == magicBytes
         }
         if starts(with: "#!AMR\n") { return .amr }
         if starts(with: "fLaC") { return .flac }

@@ -37,6 +37,15 @@ public protocol AudioEncoder: AudioStage where Input == AudioBuffer, Output == E
     var inputFormat: AudioFormat { get }
     /// The HTTP `Content-Type` of the bytes, e.g. `audio/x-speex-with-header-byte;rate=16000`.
     var contentType: String { get }
+
+    /// For a format whose header states lengths known only at the end (WAV), the header with the true
+    /// lengths, to write over the start of a seekable output after `finish`; nil when the stream as
+    /// sent is already complete. Streams go out with a placeholder header, so they need no patch.
+    func finalizedHeader() -> [UInt8]?
+}
+
+extension AudioEncoder {
+    public func finalizedHeader() -> [UInt8]? { nil }
 }
 
 /// A stage that turns a wire format back into audio, fed the bytes as they arrive.

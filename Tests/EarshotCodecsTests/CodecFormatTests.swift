@@ -8,6 +8,7 @@ import Testing
         #expect(CodecFormat.amr.contentType() == "audio/amr")
         #expect(CodecFormat.wav.contentType() == "audio/wav")
         #expect(CodecFormat.l16.contentType(sampleRate: 8_000) == "audio/L16;rate=8000")
+        #expect(CodecFormat.l16.contentType(sampleRate: 16_000, channelCount: 2) == "audio/L16;rate=16000;channels=2")
         #expect(CodecFormat.opus.contentType() == "audio/ogg;codecs=opus")
     }
 

@@ -22,7 +22,9 @@ enum CodecRoundTrip {
     }
 
     /// Encodes `audio` fed in blocks of `blockFrames`, returning the whole byte stream.
-    static func encode<E: AudioEncoder>(_ audio: AudioBuffer, with encoder: inout E, blockFrames: Int = 1_000) throws -> [UInt8] {
+    static func encode<E: AudioEncoder>(_ audio: AudioBuffer, with encoder: inout E, blockFrames: Int = 1_000) throws
+        -> [UInt8]
+    {
         var bytes: [UInt8] = []
         var output = StageOutput<EncodedPacket>()
         for block in Signal.blocks(of: audio, frames: blockFrames) {
@@ -36,7 +38,9 @@ enum CodecRoundTrip {
     }
 
     /// Decodes `bytes` fed in pieces of `chunkSize` bytes, checking contiguous media time.
-    static func decode<D: AudioDecoder>(_ bytes: [UInt8], with decoder: inout D, chunkSize: Int = 512) throws -> AudioBuffer {
+    static func decode<D: AudioDecoder>(_ bytes: [UInt8], with decoder: inout D, chunkSize: Int = 512) throws
+        -> AudioBuffer
+    {
         var samples: [Float] = []
         var format: AudioFormat?
         var next: Int64 = 0
@@ -90,8 +94,8 @@ enum CodecRoundTrip {
         return total
     }
 
-    /// `audio` resampled to `rate` and back to 16 kHz: the band-limited baseline a narrowband codec
-    /// should be compared with.
+    /// `audio` resampled to `rate` (returned at that rate; `corpusWER` brings it back to 16 kHz): the
+    /// band-limited baseline a narrowband codec is compared with.
     static func bandLimited(_ audio: AudioBuffer, to rate: Int) throws -> AudioBuffer {
         var down = try Resampler(inputFormat: audio.format, configuration: .init(sampleRate: rate, quality: 10))
         var output = try down.process(audio)

@@ -3,7 +3,9 @@ import EarshotCore
 import Testing
 
 private func packet(_ bytes: [UInt8], from start: Int64, to end: Int64) -> EncodedPacket {
-    EncodedPacket(bytes: bytes, start: MediaTime(frame: start, sampleRate: 16_000), end: MediaTime(frame: end, sampleRate: 16_000))
+    EncodedPacket(
+        bytes: bytes, start: MediaTime(frame: start, sampleRate: 16_000), end: MediaTime(frame: end, sampleRate: 16_000)
+    )
 }
 
 @Suite struct TransportChunkerTests {
@@ -53,7 +55,9 @@ private func packet(_ bytes: [UInt8], from start: Int64, to end: Int64) -> Encod
         var chunker = try TransportChunker(configuration: .init(maxHoldDuration: 0.1))
         var sent: [EncodedPacket] = []
         for frame in 0..<12 {
-            sent += try chunker.process(packet([UInt8](repeating: 1, count: 40), from: Int64(frame * 320), to: Int64(frame * 320 + 320))).items
+            sent += try chunker.process(
+                packet([UInt8](repeating: 1, count: 40), from: Int64(frame * 320), to: Int64(frame * 320 + 320))
+            ).items
         }
         #expect(sent.map(\.bytes.count) == [200, 200])
         #expect(sent.first?.end.seconds == 0.1)
