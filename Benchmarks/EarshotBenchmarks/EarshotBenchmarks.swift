@@ -25,6 +25,11 @@ let benchmarks: @Sendable () -> Void = {
     )
     let fixtures = try! Fixtures()
 
+    // MARK: Encoders, each beside its C library called directly (see AMRFLACBenchmarks, SpeexOpusBenchmarks)
+
+    registerAMRFLACBenchmarks(speech8k: fixtures.speech8k, speech16k: fixtures.speech16k)
+    registerSpeexOpusBenchmarks(speech16k: fixtures.speech16k)
+
     // MARK: File source
 
     for (label, path, channels) in [
@@ -122,12 +127,17 @@ let benchmarks: @Sendable () -> Void = {
     }
 }
 
-/// The audio files the source benchmarks read, written once per run.
+/// The audio the benchmarks read, made once per run.
 struct Fixtures {
     let wav48kStereo: String
     let flac16kMono: String
+    /// 10 s of real speech (LibriVox clips from pocketsphinx-testdata) in 100 ms blocks, at 16 and 8 kHz.
+    let speech16k: [AudioBuffer]
+    let speech8k: [AudioBuffer]
 
     init() throws {
+        speech16k = try Self.speech(rate: 16_000)
+        speech8k = try Self.speech(rate: 8_000)
         let directory = try TemporaryDirectory("earshot-bench")
         wav48kStereo = directory.file("noise-48k-stereo.wav")
         flac16kMono = directory.file("tone-16k-mono.flac")
@@ -147,6 +157,26 @@ func sourceRead(_ path: String) throws -> Int {
     var frames = 0
     while let buffer = try source.read() { frames += buffer.frameCount }
     return frames
+}
+
+extension Fixtures {
+    /// The first `audioSeconds` of the LibriVox clips, back to back, resampled to `rate`, in 100 ms blocks
+    /// stamped with contiguous media time.
+    static func speech(rate: Int) throws -> [AudioBuffer] {
+        var samples: [Float] = []
+        for clip in try LibriVoxClips.load() {
+            var source = try AudioFileSource(path: clip.path)
+            let resampler = try Resampler(
+                inputFormat: source.format, configuration: .init(sampleRate: rate, quality: 10))
+            var output = StageOutput<AudioBuffer>()
+            while let buffer = try source.read() { try resampler.process(buffer, into: &output) }
+            try resampler.finish(into: &output)
+            samples += output.items.flatMap(\.samples)
+        }
+        let format = try AudioFormat(sampleRate: rate, channelCount: 1)
+        let speech = AudioBuffer(format: format, samples: Array(samples.prefix(Int(audioSeconds) * rate)))
+        return Signal.blocks(of: speech, frames: rate / 10)
+    }
 }
 
 /// libsndfile with no Earshot code: the floor the file source is measured against.

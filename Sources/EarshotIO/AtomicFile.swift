@@ -57,5 +57,5 @@ public final class AtomicFile {
     }
 
     /// The C library's description of `errno`.
-    static func systemError() -> String { String(cString: strerror(errno)) }
+    public static func systemError() -> String { String(cString: strerror(errno)) }
 }

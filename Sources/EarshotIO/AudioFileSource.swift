@@ -29,12 +29,13 @@ public final class AudioFileSource: AudioSource {
     /// Opens `path` for reading; `name` replaces the path in messages.
     public convenience init(path: String, blockFrames: Int = 4096) throws {
         try InputPath.checkReadableFile(path)
+        try WAVHeaderCheck.validate(path: path, name: path)
         try self.init(openedPath: path, name: path, blockFrames: blockFrames)
     }
 
+    /// Opens a path whose checks (``InputPath``, ``WAVHeaderCheck``) the caller has already made.
     init(openedPath path: String, name: String, blockFrames: Int) throws {
         precondition(blockFrames > 0, "blockFrames must be positive")
-        try WAVHeaderCheck.validate(path: path, name: name)
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw EarshotError(

@@ -27,21 +27,30 @@ public final class DecodingSource: AudioSource {
     private var ended = false
     private var headerFormat: AudioFormat?
 
-    /// Decodes the file at `path` ("-" for standard input) with `decoder`.
-    public convenience init(path: String, codec: CodecFormat, decoder: any AudioDecoder, readSize: Int = 16_384) throws {
+    /// Decodes the file at `path` ("-" for standard input) with `decoder`; `name` replaces the path in messages.
+    public convenience init(
+        path: String, name: String? = nil, codec: CodecFormat, decoder: any AudioDecoder, readSize: Int = 16_384
+    ) throws {
         if path == InputPath.standardStream {
-            try self.init(descriptor: STDIN_FILENO, ownsDescriptor: false, name: "stdin", codec: codec, decoder: decoder, readSize: readSize)
+            try self.init(
+                descriptor: STDIN_FILENO, ownsDescriptor: false, name: name ?? "stdin", codec: codec, decoder: decoder,
+                readSize: readSize)
             return
         }
         try InputPath.checkReadableFile(path)
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
-            throw EarshotError(.invalidInput, "\(path): cannot open (\(AtomicFile.systemError()))")
+            throw EarshotError(.invalidInput, "\(name ?? path): cannot open (\(AtomicFile.systemError()))")
         }
-        try self.init(descriptor: descriptor, ownsDescriptor: true, name: path, codec: codec, decoder: decoder, readSize: readSize)
+        try self.init(
+            descriptor: descriptor, ownsDescriptor: true, name: name ?? path, codec: codec, decoder: decoder,
+            readSize: readSize)
     }
 
-    init(descriptor: Int32, ownsDescriptor: Bool, name: String, codec: CodecFormat, decoder: any AudioDecoder, readSize: Int) throws {
+    init(
+        descriptor: Int32, ownsDescriptor: Bool, name: String, codec: CodecFormat, decoder: any AudioDecoder,
+        readSize: Int
+    ) throws {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
         self.name = name
@@ -52,7 +61,8 @@ public final class DecodingSource: AudioSource {
         // if this throws.)
         while self.decoder.outputFormat == nil, try pump() {}
         guard let known = self.decoder.outputFormat else {
-            throw EarshotError(.invalidInput, "\(name): ended after \(bytesRead) bytes, before a complete \(codec.displayName) header")
+            throw EarshotError(
+                .invalidInput, "\(name): ended after \(bytesRead) bytes, before a complete \(codec.displayName) header")
         }
         headerFormat = known
     }
@@ -90,7 +100,9 @@ public final class DecodingSource: AudioSource {
                 bytesRead += got
                 return got
             }
-            if errno != EINTR { throw EarshotError(.invalidInput, "\(name): read failed (\(AtomicFile.systemError()))") }
+            if errno != EINTR {
+                throw EarshotError(.invalidInput, "\(name): read failed (\(AtomicFile.systemError()))")
+            }
         }
     }
 }

@@ -12,23 +12,26 @@ enum WAVHeaderCheck {
     static let streamingSizes: Set<UInt32> = [0, 0xFFFF_FFFF]
 
     /// Throws if `path` is a RIFF/WAVE file whose chunks run past its end; other files pass untouched.
-    static func validate(path: String, name: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    /// Returns true for a streaming WAV, whose data chunk states no length.
+    @discardableResult
+    static func validate(path: String, name: String) throws -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         guard let fileSize = try? handle.seekToEnd(), (try? handle.seek(toOffset: 0)) != nil,
             let head = try? handle.read(upToCount: 12), head.count == 12,
             head.prefix(4) == Data("RIFF".utf8), head.suffix(4) == Data("WAVE".utf8)
-        else { return }
+        else { return false }
 
         var offset: UInt64 = 12
         while offset + 8 <= fileSize {
             try handle.seek(toOffset: offset)
-            guard let chunk = try handle.read(upToCount: 8), chunk.count == 8 else { return }
+            guard let chunk = try handle.read(upToCount: 8), chunk.count == 8 else { return false }
             let id = String(decoding: chunk.prefix(4), as: UTF8.self)
             let size = chunk.suffix(4).withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
             let available = fileSize - offset - 8
             if id == "data" {
-                if streamingSizes.contains(size) || UInt64(size) <= available { return }
+                if streamingSizes.contains(size) { return true }
+                if UInt64(size) <= available { return false }
                 throw EarshotError(
                     .invalidInput,
                     "\(name): truncated WAV: the data chunk at byte \(offset) promises \(size) bytes but the file holds \(available); expected a complete file (or a streaming WAV with an unknown length)"
@@ -48,5 +51,6 @@ enum WAVHeaderCheck {
                 "\(name): truncated WAV: \(fileSize - offset) bytes at byte \(offset) cannot hold a chunk header (8 bytes); expected a complete file"
             )
         }
+        return false
     }
 }

@@ -1,9 +1,11 @@
 import ArgumentParser
+import EarshotCodecs
 import EarshotCore
 import EarshotIO
 import Foundation
 
 extension RawPCMFormat.Encoding: ExpressibleByArgument {}
+extension CodecFormat: ExpressibleByArgument {}
 
 /// The input every command takes: a file (or -) and, for headerless PCM, its layout.
 struct InputOptions: ParsableArguments {
@@ -19,12 +21,20 @@ struct InputOptions: ParsableArguments {
     @Option(help: "Sample encoding of headerless PCM input: s16le or f32le.")
     var encoding: RawPCMFormat.Encoding = .s16le
 
+    @Option(
+        help: """
+            Wire format of the input, for streams without a header: speex-wb, speex-nb (Speex with a length \
+            byte per frame) or l16 (with --rate). Others are recognised from their first bytes.
+            """)
+    var inputFormat: CodecFormat?
+
     /// Extensions that mean "no header": reading them without a spec would only give a confusing error.
     private static let rawExtensions: Set<String> = ["raw", "pcm", "s16", "f32", "sw", "l16"]
 
     /// The layout of raw input, or nil for a file with a header.
     func rawFormat() throws -> RawPCMFormat? {
         guard let rate else {
+            if inputFormat != nil { return nil }  // the format names itself; its decoder knows its rate
             let ext = (file as NSString).pathExtension.lowercased()
             if Self.rawExtensions.contains(ext) {
                 throw EarshotError(
@@ -39,7 +49,7 @@ struct InputOptions: ParsableArguments {
     }
 
     func open(blockFrames: Int = 4096) throws -> any AudioSource {
-        try AudioInput.open(path: file, raw: rawFormat(), blockFrames: blockFrames)
+        try AudioInput.open(path: file, raw: rawFormat(), codec: inputFormat, blockFrames: blockFrames)
     }
 
     /// How to call the input in outputs.

@@ -1,3 +1,4 @@
+import EarshotCodecs
 import EarshotCore
 import EarshotIO
 import Foundation
@@ -42,6 +43,9 @@ struct InputDescription: Encodable {
         if let file = source as? AudioFileSource {
             container = file.containerName
             encoding = file.encodingName
+        } else if let decoded = source as? DecodingSource {
+            container = decoded.codec.displayName
+            encoding = decoded.codec.rawValue
         } else if let raw = source as? RawPCMSource {
             container = "raw"
             encoding = raw.raw.encoding.rawValue

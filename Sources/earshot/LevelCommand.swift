@@ -36,7 +36,7 @@ struct Level: ParsableCommand {
     func run() throws {
         var source = try input.open()
         var meter = try LevelMeter(configuration: .init(intervalMilliseconds: interval))
-        let output = try TextOutput(path: output)
+        let output = try CommandOutput(path: output)
         var windows: [LevelDocument.Window] = []
         let separator = format == .csv ? "," : "\t"
         if format != .json {

@@ -50,7 +50,7 @@ struct Transcribe: ParsableCommand {
         let resampler = try Resampler(
             inputFormat: source.format, configuration: .init(sampleRate: 16_000, quality: resamplerQuality))
         var chain = resampler.then(RecognizerStage(recognizer: recognizer))
-        let output = try TextOutput(path: output)
+        let output = try CommandOutput(path: output)
 
         var progress = Progress(totalSeconds: (source as? AudioFileSource)?.duration)
         var results = StageOutput<RecognitionResult>()

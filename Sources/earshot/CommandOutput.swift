@@ -4,10 +4,12 @@ import Foundation
 
 /// Where a command writes its data: standard output, or a file that appears only when complete
 /// (see ``AtomicFile``): if the command fails first, nothing is left under the final name.
-final class TextOutput {
+final class CommandOutput {
     private let name: String
     private let handle: FileHandle
     private let file: AtomicFile?
+    /// Bytes written so far.
+    private(set) var byteCount = 0
 
     init(path: String) throws {
         if path == InputPath.standardStream {
@@ -22,11 +24,24 @@ final class TextOutput {
         }
     }
 
-    func write(_ text: String) throws {
+    func write(_ text: String) throws { try write(Array(text.utf8)) }
+
+    func write(_ bytes: [UInt8]) throws {
         do {
-            try handle.write(contentsOf: Data(text.utf8))
+            try handle.write(contentsOf: bytes)
+            byteCount += bytes.count
         } catch {
             throw EarshotError(.writeFailed, "\(name): write failed (\(error.localizedDescription))")
+        }
+    }
+
+    /// Overwrites bytes at `offset` (a header whose lengths are known only at the end). Standard output
+    /// cannot seek, and needs no patch: what went out there was a stream, placeholder header included.
+    func patch(_ bytes: [UInt8], at offset: UInt64) throws {
+        guard let file else { return }
+        let written = bytes.withUnsafeBytes { pwrite(file.descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+        guard written == bytes.count else {
+            throw EarshotError(.writeFailed, "\(name): cannot rewrite the header (\(AtomicFile.systemError()))")
         }
     }
 
