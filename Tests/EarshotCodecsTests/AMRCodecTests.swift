@@ -189,12 +189,12 @@ import Testing
 
     @Test func wrongMagicFailsAtByteZero() throws {
         let error = try #require(
-            CodecChecks.processingError(Array("RIFF....WAVEfmt ".utf8), try AMRDecoder(name: "x.amr")))
+            try CodecChecks.processingError(Array("RIFF....WAVEfmt ".utf8), try AMRDecoder(name: "x.amr")))
         #expect(error.code == .invalidInput)
         #expect(error.message.hasPrefix("x.amr: not an AMR-NB file"))
         #expect(error.message.contains("at byte 0; expected the magic \"#!AMR\\n\""))
         let wideband = try #require(
-            CodecChecks.processingError(Array("#!AMR-WB\n".utf8), try AMRDecoder(name: "x.amr")))
+            try CodecChecks.processingError(Array("#!AMR-WB\n".utf8), try AMRDecoder(name: "x.amr")))
         #expect(wideband.message.contains("AMR-WB"))
     }
 
@@ -202,7 +202,7 @@ import Testing
         var bytes = try Self.encode(Signal.whiteNoise(seconds: 0.04, format: .narrowband))
         #expect(bytes.count == 6 + 2 * 32)
         bytes[6 + 32] = 9 << 3 | 0x04  // a GSM-EFR SID frame type, which no AMR-NB file holds
-        let error = try #require(CodecChecks.decodingError(bytes, try AMRDecoder(name: "x.amr"), chunkSize: 7))
+        let error = try #require(try CodecChecks.decodingError(bytes, try AMRDecoder(name: "x.amr"), chunkSize: 7))
         #expect(error.code == .invalidInput)
         #expect(error.message.contains("invalid AMR-NB frame type 9 (GSM-EFR SID)"))
         #expect(error.message.contains("at byte 38;"))
@@ -216,7 +216,7 @@ import Testing
         let error = #expect(throws: EarshotError.self) { try decoder.finish(into: &output) }
         #expect(error?.message.contains("at byte \(6 + 4 * 32);") == true)
         #expect(error?.message.contains("after 27 of its 32 bytes") == true)
-        #expect(CodecChecks.decodingError(Array(Self.magic.prefix(3)), try AMRDecoder(name: "cut.amr")) != nil)
+        #expect(try CodecChecks.decodingError(Array(Self.magic.prefix(3)), try AMRDecoder(name: "cut.amr")) != nil)
     }
 
     @Test func encodeSpeed() throws {

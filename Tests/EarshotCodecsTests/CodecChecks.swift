@@ -19,31 +19,17 @@ enum CodecChecks {
     static func int16(_ samples: [Float]) -> [Int16] { samples.map(PCM.int16) }
 
     /// Feeds `bytes` to `decoder` in `chunkSize` pieces and finishes it, returning the error thrown.
-    static func decodingError<D: AudioDecoder>(_ bytes: [UInt8], _ decoder: D, chunkSize: Int = 512) -> EarshotError? {
+    static func decodingError<D: AudioDecoder>(_ bytes: [UInt8], _ decoder: D, chunkSize: Int = 512) throws
+        -> EarshotError?
+    {
         var decoder = decoder
-        do {
-            _ = try CodecRoundTrip.decode(bytes, with: &decoder, chunkSize: chunkSize)
-            return nil
-        } catch let error as EarshotError {
-            return error
-        } catch {
-            Issue.record("not an EarshotError: \(error)")
-            return nil
-        }
+        return try thrownEarshotError { _ = try CodecRoundTrip.decode(bytes, with: &decoder, chunkSize: chunkSize) }
     }
 
     /// Feeds `bytes` to `decoder` without finishing, returning the error `process` throws.
-    static func processingError<D: AudioDecoder>(_ bytes: [UInt8], _ decoder: D) -> EarshotError? {
+    static func processingError<D: AudioDecoder>(_ bytes: [UInt8], _ decoder: D) throws -> EarshotError? {
         var decoder = decoder
-        do {
-            _ = try decoder.process(bytes)
-            return nil
-        } catch let error as EarshotError {
-            return error
-        } catch {
-            Issue.record("not an EarshotError: \(error)")
-            return nil
-        }
+        return try thrownEarshotError { _ = try decoder.process(bytes) }
     }
 
     /// What an external tool decoded a file to: 16-bit native-endian samples and its warnings.

@@ -163,7 +163,7 @@ import Testing
     // MARK: Bad input
 
     static func error(_ bytes: [UInt8], chunkSize: Int = 512) throws -> EarshotError {
-        try #require(CodecChecks.decodingError(bytes, try FLACDecoder(name: "bad.flac"), chunkSize: chunkSize))
+        try #require(try CodecChecks.decodingError(bytes, try FLACDecoder(name: "bad.flac"), chunkSize: chunkSize))
     }
 
     @Test func wrongMagicFailsAtByteZero() throws {

@@ -81,7 +81,7 @@ import Testing
 
     @Test func oddTrailingByteFailsAtFinish() throws {
         let bytes = try Self.encode(Signal.sine(frequency: 440, seconds: 0.01, format: .wideband)) + [0x12]
-        let error = try #require(CodecChecks.decodingError(bytes, L16Decoder(format: .wideband, name: "body")))
+        let error = try #require(try CodecChecks.decodingError(bytes, L16Decoder(format: .wideband, name: "body")))
         #expect(error.code == .invalidInput)
         #expect(
             error.message
@@ -89,7 +89,7 @@ import Testing
         )
         let stereo = try AudioFormat(sampleRate: 16_000, channelCount: 2)
         let partial = try #require(
-            CodecChecks.decodingError([0, 1, 0, 2, 0, 3], L16Decoder(format: stereo, name: "body")))
+            try CodecChecks.decodingError([0, 1, 0, 2, 0, 3], L16Decoder(format: stereo, name: "body")))
         #expect(partial.message.contains("ends inside a sample frame after 2 of its 4 bytes at byte 4"))
     }
 

@@ -175,7 +175,7 @@ import Testing
 
     @Test func truncatedFileThrowsAtFinish() throws {
         let bytes = try Self.encode(Signal.sine(frequency: 440, seconds: 0.5, format: .wideband))
-        let error = CodecChecks.decodingError(Array(bytes.dropLast(3)), try OggOpusDecoder(name: "cut.opus"))
+        let error = try CodecChecks.decodingError(Array(bytes.dropLast(3)), try OggOpusDecoder(name: "cut.opus"))
         #expect(
             error?.message.hasPrefix("cut.opus: stream ends inside the Ogg page") == true,
             "\(String(describing: error))")
@@ -185,10 +185,10 @@ import Testing
         var wav = try WAVEncoder(inputFormat: .wideband)
         let wavBytes = try CodecRoundTrip.encode(
             Signal.sine(frequency: 440, seconds: 0.1, format: .wideband), with: &wav)
-        let notOgg = CodecChecks.processingError(wavBytes, try OggOpusDecoder(name: "speech.wav"))
+        let notOgg = try CodecChecks.processingError(wavBytes, try OggOpusDecoder(name: "speech.wav"))
         #expect(notOgg?.message.contains("at byte 0; expected the Ogg capture pattern \"OggS\"") == true)
         let speex = try OggSpeexTests.encode(Signal.sine(frequency: 440, seconds: 0.1, format: .wideband))
-        let notOpus = CodecChecks.processingError(speex, try OggOpusDecoder(name: "speech.spx"))
+        let notOpus = try CodecChecks.processingError(speex, try OggOpusDecoder(name: "speech.spx"))
         #expect(
             notOpus?.message
                 == "speech.spx: first packet starts \"Speex   \" at byte 28; expected an Opus identification header (\"OpusHead\")"
@@ -199,19 +199,21 @@ import Testing
         var head = OggOpusEncoder.opusHead(preSkip: 312, inputRate: 16_000)
         head[18] = 1  // mapping family 1 (surround) would need a mapping table
         #expect(
-            CodecChecks.processingError(try Self.stream(head: head), try OggOpusDecoder())?.code == .unsupportedFormat)
+            try CodecChecks.processingError(try Self.stream(head: head), try OggOpusDecoder())?.code
+                == .unsupportedFormat)
         head[18] = 0
         head[9] = 0
-        let channels = CodecChecks.processingError(try Self.stream(head: head), try OggOpusDecoder())
+        let channels = try CodecChecks.processingError(try Self.stream(head: head), try OggOpusDecoder())
         #expect(channels?.message.contains("0 channels") == true)
         head[9] = 1
         head[8] = 0x10  // major version 1
         #expect(
-            CodecChecks.processingError(try Self.stream(head: head), try OggOpusDecoder())?.code == .unsupportedFormat)
+            try CodecChecks.processingError(try Self.stream(head: head), try OggOpusDecoder())?.code
+                == .unsupportedFormat)
         head[8] = 1
         var tags = OggOpusEncoder.opusTags()
         tags[8] = 0xFF  // vendor string length far past the packet
-        let badTags = CodecChecks.processingError(try Self.stream(head: head, tags: tags), try OggOpusDecoder())
+        let badTags = try CodecChecks.processingError(try Self.stream(head: head, tags: tags), try OggOpusDecoder())
         #expect(badTags?.message.contains("vendor string runs past the packet") == true)
     }
 

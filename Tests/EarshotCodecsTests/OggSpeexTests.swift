@@ -153,7 +153,7 @@ import Testing
 
     @Test func truncatedFileThrowsAtFinish() throws {
         let bytes = try Self.encode(Signal.sine(frequency: 440, seconds: 0.5, format: .wideband))
-        let error = CodecChecks.decodingError(Array(bytes.dropLast(7)), OggSpeexDecoder(name: "cut.spx"))
+        let error = try CodecChecks.decodingError(Array(bytes.dropLast(7)), OggSpeexDecoder(name: "cut.spx"))
         #expect(error?.code == .invalidInput)
         #expect(
             error?.message.hasPrefix("cut.spx: stream ends inside the Ogg page") == true, "\(String(describing: error))"
@@ -163,7 +163,7 @@ import Testing
     @Test func wavFileIsRefusedAtByteZero() throws {
         var writer = try WAVEncoder(inputFormat: .wideband)
         let wav = try CodecRoundTrip.encode(Signal.sine(frequency: 440, seconds: 0.1, format: .wideband), with: &writer)
-        let error = CodecChecks.processingError(wav, OggSpeexDecoder(name: "speech.wav"))
+        let error = try CodecChecks.processingError(wav, OggSpeexDecoder(name: "speech.wav"))
         #expect(
             error?.message
                 == "speech.wav: found \"RIFF\" where an Ogg page should begin at byte 0; expected the Ogg capture pattern \"OggS\""
@@ -174,25 +174,25 @@ import Testing
         var encoder = try OggOpusEncoder()
         let opus = try CodecRoundTrip.encode(
             Signal.sine(frequency: 440, seconds: 0.1, format: .wideband), with: &encoder)
-        let error = CodecChecks.processingError(opus, OggSpeexDecoder(name: "speech.opus"))
+        let error = try CodecChecks.processingError(opus, OggSpeexDecoder(name: "speech.opus"))
         #expect(
             error?.message
                 == "speech.opus: first packet starts \"OpusHead\" at byte 28; expected a Speex header (\"Speex   \")")
     }
 
     @Test func impossibleHeaderFieldsAreRefusedBeforeLibspeexSeesThem() throws {
-        let rate = CodecChecks.processingError(try Self.streamWithHeader((36, 0)), OggSpeexDecoder())
+        let rate = try CodecChecks.processingError(try Self.streamWithHeader((36, 0)), OggSpeexDecoder())
         #expect(rate?.code == .invalidInput)
         #expect(rate?.message.contains("Speex header rate 0 Hz at byte 28; expected 6000–48000 Hz") == true)
-        let frameSize = CodecChecks.processingError(try Self.streamWithHeader((56, 1 << 20)), OggSpeexDecoder())
+        let frameSize = try CodecChecks.processingError(try Self.streamWithHeader((56, 1 << 20)), OggSpeexDecoder())
         #expect(frameSize?.message.contains("frame size 1048576") == true, "\(String(describing: frameSize))")
-        let mode = CodecChecks.processingError(try Self.streamWithHeader((40, 7)), OggSpeexDecoder())
+        let mode = try CodecChecks.processingError(try Self.streamWithHeader((40, 7)), OggSpeexDecoder())
         #expect(mode?.message.contains("mode 7") == true)
-        let ultra = CodecChecks.processingError(try Self.streamWithHeader((40, 2)), OggSpeexDecoder())
+        let ultra = try CodecChecks.processingError(try Self.streamWithHeader((40, 2)), OggSpeexDecoder())
         #expect(ultra?.code == .unsupportedFormat)
-        let stereo = CodecChecks.processingError(try Self.streamWithHeader((48, 2)), OggSpeexDecoder())
+        let stereo = try CodecChecks.processingError(try Self.streamWithHeader((48, 2)), OggSpeexDecoder())
         #expect(stereo?.code == .unsupportedFormat)
-        let frames = CodecChecks.processingError(try Self.streamWithHeader((64, -1)), OggSpeexDecoder())
+        let frames = try CodecChecks.processingError(try Self.streamWithHeader((64, -1)), OggSpeexDecoder())
         #expect(frames?.message.contains("-1 frames per packet") == true)
     }
 

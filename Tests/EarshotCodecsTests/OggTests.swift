@@ -111,19 +111,6 @@ enum OggTestSupport {
         }
         return best.lag
     }
-
-    /// The error `body` throws, as an EarshotError.
-    static func error(_ body: () throws -> Void) -> EarshotError? {
-        do {
-            try body()
-            return nil
-        } catch let error as EarshotError {
-            return error
-        } catch {
-            Issue.record("not an EarshotError: \(error)")
-            return nil
-        }
-    }
 }
 
 /// The Ogg page writer and packet reader over libogg.
@@ -155,7 +142,7 @@ enum OggTestSupport {
     @Test func wrongCapturePatternThrowsAtItsFirstByte() throws {
         let reader = OggPacketReader(name: "speech.wav")
         try reader.feed(Array("R".utf8))
-        let error = OggTestSupport.error { _ = try reader.nextPage() }
+        let error = try thrownEarshotError { _ = try reader.nextPage() }
         #expect(error?.code == .invalidInput)
         #expect(
             error?.message
@@ -166,7 +153,7 @@ enum OggTestSupport {
     @Test func junkBetweenPagesThrowsAtItsOffset() throws {
         let first = OggTestSupport.stream([[1, 2, 3]], perPage: 1, endOfStream: false)
         let bytes = first + Array("junk".utf8) + first
-        let error = OggTestSupport.error { _ = try OggTestSupport.pages(bytes, chunkSize: 1) }
+        let error = try thrownEarshotError { _ = try OggTestSupport.pages(bytes, chunkSize: 1) }
         #expect(error?.message.contains("found \"j\" where an Ogg page should begin at byte \(first.count)") == true)
     }
 
@@ -174,7 +161,7 @@ enum OggTestSupport {
         var bytes = OggTestSupport.stream(Self.packets, perPage: 3)
         let pages = try OggTestSupport.pages(bytes)
         bytes[pages[1].offset + 40] ^= 0xFF
-        let error = OggTestSupport.error { _ = try OggTestSupport.pages(bytes) }
+        let error = try thrownEarshotError { _ = try OggTestSupport.pages(bytes) }
         #expect(error?.message.contains("corrupt") == true)
         #expect(error?.message.contains("at byte \(pages[1].offset)") == true, "\(String(describing: error))")
     }
@@ -183,14 +170,14 @@ enum OggTestSupport {
         let bytes = OggTestSupport.stream(Self.packets, perPage: 3)
         let pages = try OggTestSupport.pages(bytes)
         // Inside the last page.
-        let cut = OggTestSupport.error { _ = try OggTestSupport.pages(Array(bytes.dropLast(10))) }
+        let cut = try thrownEarshotError { _ = try OggTestSupport.pages(Array(bytes.dropLast(10))) }
         #expect(
             cut?.message.contains("stream ends inside the Ogg page that starts at byte \(pages.last!.offset)") == true)
         // Exactly at a page boundary: no end-of-stream page.
-        let early = OggTestSupport.error { _ = try OggTestSupport.pages(Array(bytes[..<pages.last!.offset])) }
+        let early = try thrownEarshotError { _ = try OggTestSupport.pages(Array(bytes[..<pages.last!.offset])) }
         #expect(early?.message.contains("without its end-of-stream page") == true, "\(String(describing: early))")
         // Nothing at all.
-        let empty = OggTestSupport.error { _ = try OggTestSupport.pages([]) }
+        let empty = try thrownEarshotError { _ = try OggTestSupport.pages([]) }
         #expect(empty?.message.contains("stream is empty at byte 0") == true)
     }
 
@@ -198,20 +185,20 @@ enum OggTestSupport {
         let bytes = OggTestSupport.stream((0..<9).map { [UInt8($0)] }, perPage: 2)
         let pages = try OggTestSupport.pages(bytes)
         let gapped = Array(bytes[..<pages[2].offset] + bytes[pages[3].offset...])
-        let error = OggTestSupport.error { _ = try OggTestSupport.pages(gapped) }
+        let error = try thrownEarshotError { _ = try OggTestSupport.pages(gapped) }
         #expect(error?.message.contains("a page is missing") == true, "\(String(describing: error))")
     }
 
     @Test func streamMustStartWithABeginningOfStreamPage() throws {
         let bytes = OggTestSupport.stream((0..<4).map { [UInt8($0)] }, perPage: 2)
         let pages = try OggTestSupport.pages(bytes)
-        let error = OggTestSupport.error { _ = try OggTestSupport.pages(Array(bytes[pages[1].offset...])) }
+        let error = try thrownEarshotError { _ = try OggTestSupport.pages(Array(bytes[pages[1].offset...])) }
         #expect(error?.message.contains("does not begin a logical stream at byte 0") == true)
     }
 
     @Test func pagesAfterTheEndOfStreamAreRefused() throws {
         let bytes = OggTestSupport.stream([[1], [2]], perPage: 1)
-        let error = OggTestSupport.error { _ = try OggTestSupport.pages(bytes + bytes) }
+        let error = try thrownEarshotError { _ = try OggTestSupport.pages(bytes + bytes) }
         #expect(error?.code == .unsupportedFormat || error?.message.contains("end-of-stream") == true)
         #expect(error?.message.contains("at byte \(bytes.count)") == true, "\(String(describing: error))")
     }

@@ -186,7 +186,7 @@ import Testing
         // Cut the stream 12 bytes into the last frame.
         let lastLengthByte = bytes.count - frames.last!.count - 1
         let cut = Array(bytes[..<(lastLengthByte + 13)])
-        let error = CodecChecks.decodingError(cut, try SpeexDecoder(name: "cut.speex"))
+        let error = try CodecChecks.decodingError(cut, try SpeexDecoder(name: "cut.speex"))
         #expect(error?.code == .invalidInput)
         #expect(
             error?.message.contains(
@@ -200,14 +200,14 @@ import Testing
         var bytes = try Self.encode(Signal.sine(frequency: 440, seconds: 0.1, format: .wideband))
         let second = Int(bytes[0]) + 1
         bytes[second] = 0
-        let error = CodecChecks.processingError(bytes, try SpeexDecoder())
+        let error = try CodecChecks.processingError(bytes, try SpeexDecoder())
         #expect(error?.code == .invalidInput)
         #expect(error?.message.contains("length byte is 0 at byte \(second)") == true, "\(String(describing: error))")
     }
 
     @Test func frameLibspeexRejectsIsCorrupt() throws {
         // Narrowband bit 0, then sub-mode 10 of 16: a mode libspeex has never defined.
-        let error = CodecChecks.processingError([1, 0b0101_0000], try SpeexDecoder())
+        let error = try CodecChecks.processingError([1, 0b0101_0000], try SpeexDecoder())
         #expect(error?.code == .invalidInput)
         #expect(error?.message.contains("corrupt at byte 0") == true, "\(String(describing: error))")
     }

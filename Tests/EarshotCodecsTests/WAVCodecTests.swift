@@ -172,7 +172,7 @@ enum RIFF {
     // MARK: Bad input
 
     static func error(_ bytes: [UInt8], chunkSize: Int = 512) throws -> EarshotError {
-        try #require(CodecChecks.decodingError(bytes, WAVDecoder(name: "bad.wav"), chunkSize: chunkSize))
+        try #require(try CodecChecks.decodingError(bytes, WAVDecoder(name: "bad.wav"), chunkSize: chunkSize))
     }
 
     @Test func wrongMagicFailsWhereItIsWrong() throws {

@@ -4,23 +4,17 @@ import EarshotTesting
 import Foundation
 import Testing
 
-/// Opens `path` and returns the error it fails with.
-private func openingError(_ path: String, raw: RawPCMFormat? = nil) -> EarshotError? {
-    do {
+/// Opens and reads `path`, returning the error that fails it.
+private func openingError(_ path: String, raw: RawPCMFormat? = nil) throws -> EarshotError? {
+    try thrownEarshotError {
         var source = try AudioInput.open(path: path, raw: raw)
         while try source.read() != nil {}
-        return nil
-    } catch let error as EarshotError {
-        return error
-    } catch {
-        Issue.record("not an EarshotError: \(error)")
-        return nil
     }
 }
 
 @Suite struct BadInputTests {
     @Test func missingFile() throws {
-        let error = try #require(openingError("/nonexistent/speech.wav"))
+        let error = try #require(try openingError("/nonexistent/speech.wav"))
         #expect(error.code == .invalidInput)
         #expect(
             error.message == "/nonexistent/speech.wav: cannot open (No such file or directory); expected an audio file")
@@ -29,7 +23,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) -> EarshotEr
     @Test func directory() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let error = try #require(openingError(directory.path))
+        let error = try #require(try openingError(directory.path))
         #expect(error.message == "\(directory.path): is a directory; expected an audio file")
     }
 
@@ -37,7 +31,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) -> EarshotEr
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write([], to: "empty.wav")
-        let error = try #require(openingError(path))
+        let error = try #require(try openingError(path))
         #expect(error.message == "\(path): is empty (0 bytes); expected audio")
     }
 
@@ -45,7 +39,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) -> EarshotEr
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write(Array("these are not the samples you are looking for\n".utf8), to: "notes.wav")
-        let error = try #require(openingError(path))
+        let error = try #require(try openingError(path))
         #expect(error.code == .invalidInput)
         #expect(error.message.hasPrefix("\(path): not a readable audio file ("))
         #expect(error.message.contains("expected WAV, FLAC, Ogg, AIFF"))
@@ -61,7 +55,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) -> EarshotEr
         try writer.finish()
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: full)).prefix(keptBytes))
         let path = try directory.write(bytes, to: "truncated.wav")
-        let error = try #require(openingError(path))
+        let error = try #require(try openingError(path))
         #expect(error.code == .invalidInput)
         #expect(error.message.hasPrefix("\(path): "))
     }
@@ -74,7 +68,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) -> EarshotEr
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write(header, to: "slow.wav")
-        let error = try #require(openingError(path))
+        let error = try #require(try openingError(path))
         #expect(error.code == .unsupportedFormat)
         #expect(error.message.hasPrefix("\(path): unsupported sample rate 1 Hz; expected 1000–384000 Hz"))
     }
@@ -83,7 +77,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) -> EarshotEr
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write([1, 0, 2, 0, 3], to: "odd.raw")
-        let error = try #require(openingError(path, raw: RawPCMFormat(format: .wideband, encoding: .s16le)))
+        let error = try #require(try openingError(path, raw: RawPCMFormat(format: .wideband, encoding: .s16le)))
         #expect(error.message.contains("\(path): input ends mid-frame at byte 5 (1 stray bytes)"))
     }
 
@@ -94,7 +88,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) -> EarshotEr
         let bytes =
             withUnsafeBytes(of: Float(0.5).bitPattern.littleEndian, Array.init) + withUnsafeBytes(of: nan, Array.init)
         let path = try directory.write(bytes, to: "nan.f32")
-        let error = try #require(openingError(path, raw: RawPCMFormat(format: .wideband, encoding: .f32le)))
+        let error = try #require(try openingError(path, raw: RawPCMFormat(format: .wideband, encoding: .f32le)))
         #expect(error.message.hasPrefix("\(path): sample 1 is not a finite number"))
     }
 }

@@ -118,19 +118,15 @@ struct FLACStreamHeader {
                 name, at: body, "STREAMINFO block sizes \(minBlock)–\(maxBlock)",
                 expected: "a minimum of at least 16 samples, no larger than the maximum")
         }
-        guard AudioFormat.supportedSampleRates.contains(rate) else {
-            throw EarshotError(
-                .unsupportedFormat,
-                "\(name): FLAC sample rate \(rate) Hz at byte \(body + 10); expected \(AudioFormat.supportedSampleRates.lowerBound)–\(AudioFormat.supportedSampleRates.upperBound) Hz"
-            )
-        }
         guard Self.supportedBitDepths.contains(bits) else {
             throw EarshotError(
                 .unsupportedFormat,
                 "\(name): \(bits)-bit FLAC at byte \(body + 12); expected \(Self.supportedBitDepths.lowerBound)–\(Self.supportedBitDepths.upperBound) bits per sample"
             )
         }
-        format = try AudioFormat(sampleRate: rate, channelCount: channels, origin: name)
+        // AudioFormat checks rate and channels against what every stage supports, naming the offset.
+        format = try AudioFormat(
+            sampleRate: rate, channelCount: channels, origin: "\(name): FLAC STREAMINFO at byte \(body + 10)")
         bitsPerSample = bits
     }
 
