@@ -26,7 +26,8 @@ public struct EncodedPacket: Sendable, Equatable {
 /// Contract shared by every encoder:
 /// - Input: buffers in exactly `inputFormat` (resample before), contiguous in media time.
 /// - Output: at most one ``EncodedPacket`` per `process` call, holding every complete codec frame the
-///   call finished (bytes in wire order), stamped with the media time of those frames. The packet's
+///   call finished (bytes in wire order), stamped with the media time of those frames. Padding and
+///   frames that only flush a codec's delay carry no time: a packet never ends after the input did. The packet's
 ///   storage is reused from call to call, so the steady state allocates nothing as long as the
 ///   consumer does not keep the packet.
 /// - A header, if the format has one, comes first, in its own packet or at the front of the first.

@@ -46,6 +46,8 @@ public final class AMREncoder: AudioEncoder {
     private var wroteMagic = false
     private var origin: Int64?
     private var samplesEncoded: Int64 = 0
+    /// Input frames received; packets never end past them.
+    private var samplesIn: Int64 = 0
 
     public init(inputFormat: AudioFormat = .narrowband, configuration: Configuration = Configuration()) throws {
         guard inputFormat == .narrowband else {
@@ -71,6 +73,7 @@ public final class AMREncoder: AudioEncoder {
                 .unsupportedFormat, "AMR-NB encoder: got \(input.format); expected 8000 Hz mono (resample first)")
         }
         if origin == nil { origin = input.startFrame }
+        samplesIn += Int64(input.frameCount)
         beginPacket()
         let framesBefore = samplesEncoded
         input.samples.withUnsafeBufferPointer { samples in
@@ -126,8 +129,9 @@ public final class AMREncoder: AudioEncoder {
 
     private func emitPacket(from framesBefore: Int64, into output: inout StageOutput<EncodedPacket>) {
         guard !packet.bytes.isEmpty, let origin else { return }
-        packet.start = MediaTime(frame: origin + framesBefore, sampleRate: inputFormat.sampleRate)
-        packet.end = MediaTime(frame: origin + samplesEncoded, sampleRate: inputFormat.sampleRate)
+        // Padding carries no media time: a packet never ends after the input did.
+        packet.start = MediaTime(frame: origin + min(framesBefore, samplesIn), sampleRate: inputFormat.sampleRate)
+        packet.end = MediaTime(frame: origin + min(samplesEncoded, samplesIn), sampleRate: inputFormat.sampleRate)
         output.emit(packet)
     }
 }
