@@ -9,6 +9,11 @@
 /// Stages never read the wall clock and never block; time is the media time carried by the input,
 /// so the same chain gives the same events live and offline. Stages are composed with
 /// ``then(_:)``; a chain is itself a stage.
+///
+/// Ownership: a stage in pure Swift is a `Sendable` struct. A stage that owns C state (a speexdsp
+/// resampler, a libspeex or libopus encoder, a PocketSphinx decoder) is a final class that frees it
+/// in `deinit` and is not `Sendable`: that state is not thread-safe, so each task makes its own, and
+/// hands it on with `sending` if it must. Copying such a stage shares its state; don't.
 public protocol AudioStage<Input, Output> {
     associatedtype Input
     associatedtype Output
