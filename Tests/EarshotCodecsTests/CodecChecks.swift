@@ -7,7 +7,7 @@ import Testing
 /// Checks shared by the AMR, WAV, L16 and FLAC tests: the speech clips at a rate, external decoders,
 /// and catching a decoder's error.
 enum CodecChecks {
-    /// The five LibriVox clips at `rate`, loaded once per rate.
+    /// The five LibriVox clips at `rate` (read and resampled on each call).
     static func clips(rate: Int) throws -> [AudioBuffer] {
         try LibriVoxClips.load().map { try CodecRoundTrip.speech($0, rate: rate) }
     }
