@@ -19,6 +19,15 @@ public struct EncodedPacket: Sendable, Equatable {
 
     /// Seconds of audio the bytes hold.
     public var duration: Double { end.seconds - start.seconds }
+
+    /// Stamps the packet as holding the encoded frames `encoded` (counted from the stream's first frame,
+    /// which sits at media time `origin`), of which only the first `inputFrames` were real input. The
+    /// packet-time rule of ``AudioEncoder`` lives here: padding and codec-delay flush carry no time.
+    @inlinable
+    public mutating func stamp(encoded: Range<Int64>, inputFrames: Int64, origin: Int64, sampleRate: Int) {
+        start = MediaTime(frame: origin + min(encoded.lowerBound, inputFrames), sampleRate: sampleRate)
+        end = MediaTime(frame: origin + min(encoded.upperBound, inputFrames), sampleRate: sampleRate)
+    }
 }
 
 /// A stage that compresses or packs audio into a wire format.

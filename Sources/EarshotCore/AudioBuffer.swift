@@ -38,4 +38,12 @@ public struct AudioBuffer: Sendable {
     /// Duration in seconds.
     @inlinable
     public var duration: Double { Double(frameCount) / Double(format.sampleRate) }
+
+    /// The check every stage makes on its input: throws `.unsupportedFormat` unless this buffer is in
+    /// `expected`. `stage` names the stage in the message ("resampler", "AMR-NB encoder").
+    @inlinable
+    public func requireFormat(_ expected: AudioFormat, stage: @autoclosure () -> String) throws {
+        guard format != expected else { return }
+        throw EarshotError(.unsupportedFormat, "\(stage()): got \(format); expected \(expected) (resample first)")
+    }
 }

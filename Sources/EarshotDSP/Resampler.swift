@@ -78,9 +78,7 @@ public final class Resampler: AudioStage {
     public var inputLatency: Int { state.map { Int(speex_resampler_get_input_latency($0)) } ?? 0 }
 
     public func process(_ input: AudioBuffer, into sink: inout StageOutput<AudioBuffer>) throws {
-        guard input.format == inputFormat else {
-            throw EarshotError(.unsupportedFormat, "resampler: got \(input.format); it was created for \(inputFormat)")
-        }
+        try input.requireFormat(inputFormat, stage: "resampler")
         if outputOrigin == nil {
             outputOrigin = input.startTime.converted(to: outputFormat.sampleRate).frame
         }

@@ -116,11 +116,7 @@ public final class PocketSphinxRecognizer: Recognizer {
             throw EarshotError(
                 .invalidParameter, "PocketSphinx: audio given with no utterance open; call startUtterance() first")
         }
-        guard buffer.format == format else {
-            throw EarshotError(
-                .unsupportedFormat,
-                "PocketSphinx: buffer is \(buffer.format); expected \(format) (resample before recognition)")
-        }
+        try buffer.requireFormat(format, stage: "PocketSphinx")
         if buffer.isEmpty { return }
         if current.startFrame == nil {
             current.startFrame = buffer.startFrame

@@ -65,3 +65,17 @@ import Testing
         #expect(PCM.int16(1.0) == .max)
     }
 }
+
+@Suite struct RequireFormatTests {
+    @Test func namesTheStageAndBothFormats() throws {
+        let buffer = AudioBuffer(format: .narrowband, samples: [0])
+        try buffer.requireFormat(.narrowband, stage: "resampler")
+        do {
+            try buffer.requireFormat(.wideband, stage: "AMR-NB encoder")
+            Issue.record("expected an error")
+        } catch let error as EarshotError {
+            #expect(error.code == .unsupportedFormat)
+            #expect(error.message == "AMR-NB encoder: got 8000 Hz mono; expected 16000 Hz mono (resample first)")
+        }
+    }
+}

@@ -68,10 +68,7 @@ public final class AMREncoder: AudioEncoder {
     deinit { Encoder_Interface_exit(state) }
 
     public func process(_ input: AudioBuffer, into output: inout StageOutput<EncodedPacket>) throws {
-        guard input.format == inputFormat else {
-            throw EarshotError(
-                .unsupportedFormat, "AMR-NB encoder: got \(input.format); expected 8000 Hz mono (resample first)")
-        }
+        try input.requireFormat(inputFormat, stage: "AMR-NB encoder")
         if origin == nil { origin = input.startFrame }
         samplesIn += Int64(input.frameCount)
         beginPacket()
@@ -129,9 +126,9 @@ public final class AMREncoder: AudioEncoder {
 
     private func emitPacket(from framesBefore: Int64, into output: inout StageOutput<EncodedPacket>) {
         guard !packet.bytes.isEmpty, let origin else { return }
-        // Padding carries no media time: a packet never ends after the input did.
-        packet.start = MediaTime(frame: origin + min(framesBefore, samplesIn), sampleRate: inputFormat.sampleRate)
-        packet.end = MediaTime(frame: origin + min(samplesEncoded, samplesIn), sampleRate: inputFormat.sampleRate)
+        packet.stamp(
+            encoded: framesBefore..<samplesEncoded, inputFrames: samplesIn, origin: origin,
+            sampleRate: inputFormat.sampleRate)
         output.emit(packet)
     }
 }

@@ -100,10 +100,7 @@ public final class FLACEncoder: AudioEncoder {
     deinit { FLAC__stream_encoder_delete(encoder) }
 
     public func process(_ input: AudioBuffer, into output: inout StageOutput<EncodedPacket>) throws {
-        guard input.format == inputFormat else {
-            throw EarshotError(
-                .unsupportedFormat, "FLAC encoder: got \(input.format); it was created for \(inputFormat)")
-        }
+        try input.requireFormat(inputFormat, stage: "FLAC encoder")
         if !sawInput {
             origin = input.startFrame
             sawInput = true
@@ -142,8 +139,10 @@ public final class FLACEncoder: AudioEncoder {
 
     private func emitPacket(from before: Int64, into output: inout StageOutput<EncodedPacket>) {
         guard !sink.packet.bytes.isEmpty else { return }
-        sink.packet.start = MediaTime(frame: origin + before, sampleRate: inputFormat.sampleRate)
-        sink.packet.end = MediaTime(frame: origin + sink.samplesWritten, sampleRate: inputFormat.sampleRate)
+        // FLAC encodes the exact length, so every encoded frame is input.
+        sink.packet.stamp(
+            encoded: before..<sink.samplesWritten, inputFrames: sink.samplesWritten, origin: origin,
+            sampleRate: inputFormat.sampleRate)
         output.emit(sink.packet)
         sentHeader = true
     }

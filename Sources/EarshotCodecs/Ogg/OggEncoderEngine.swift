@@ -87,11 +87,7 @@ final class OggEncoderEngine {
     }
 
     func process(_ input: AudioBuffer, into output: inout StageOutput<EncodedPacket>) throws {
-        guard input.format == inputFormat else {
-            throw EarshotError(
-                .unsupportedFormat,
-                "\(codecName) encoder: got \(input.format); expected \(inputFormat) (resample first)")
-        }
+        try input.requireFormat(inputFormat, stage: "\(codecName) encoder")
         if origin == nil { origin = input.startFrame }
         // Headers wait for the first audio, so that a stream with none can end on its last header.
         guard !input.isEmpty else { return }
@@ -153,9 +149,9 @@ final class OggEncoderEngine {
     /// Stamps the packet with the input time its pages' frames cover (padding excluded) and emits it.
     private func emit(from before: Int64, into output: inout StageOutput<EncodedPacket>) {
         guard !packet.bytes.isEmpty, let origin else { return }
-        let rate = inputFormat.sampleRate
-        packet.start = MediaTime(frame: origin + min(before, samplesIn), sampleRate: rate)
-        packet.end = MediaTime(frame: origin + min(samplesOnPages, samplesIn), sampleRate: rate)
+        packet.stamp(
+            encoded: before..<samplesOnPages, inputFrames: samplesIn, origin: origin, sampleRate: inputFormat.sampleRate
+        )
         output.emit(packet)
     }
 }

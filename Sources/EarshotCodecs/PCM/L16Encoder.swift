@@ -29,10 +29,7 @@ public struct L16Encoder: AudioEncoder, Sendable {
     }
 
     public mutating func process(_ input: AudioBuffer, into output: inout StageOutput<EncodedPacket>) throws {
-        guard input.format == inputFormat else {
-            throw EarshotError(
-                .unsupportedFormat, "L16 encoder: got \(input.format); it was created for \(inputFormat)")
-        }
+        try input.requireFormat(inputFormat, stage: "L16 encoder")
         let origin = self.origin ?? input.startFrame
         self.origin = origin
         guard !input.isEmpty else { return }

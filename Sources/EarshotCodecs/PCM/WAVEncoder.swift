@@ -54,10 +54,7 @@ public struct WAVEncoder: AudioEncoder, Sendable {
     }
 
     public mutating func process(_ input: AudioBuffer, into output: inout StageOutput<EncodedPacket>) throws {
-        guard input.format == inputFormat else {
-            throw EarshotError(
-                .unsupportedFormat, "WAV encoder: got \(input.format); it was created for \(inputFormat)")
-        }
+        try input.requireFormat(inputFormat, stage: "WAV encoder")
         let origin = self.origin ?? input.startFrame
         self.origin = origin
         guard !input.isEmpty || !wroteHeader else { return }

@@ -74,12 +74,7 @@ public final class SpeexEncoder: AudioEncoder {
     }
 
     public func process(_ input: AudioBuffer, into output: inout StageOutput<EncodedPacket>) throws {
-        guard input.format == inputFormat else {
-            throw EarshotError(
-                .unsupportedFormat,
-                "Speex \(configuration.band.rawValue) encoder: got \(input.format); expected \(inputFormat) (resample first)"
-            )
-        }
+        try input.requireFormat(inputFormat, stage: "Speex \(configuration.band.rawValue) encoder")
         if origin == nil { origin = input.startFrame }
         packet.bytes.removeAll(keepingCapacity: true)
         let before = samplesEncoded
@@ -105,9 +100,9 @@ public final class SpeexEncoder: AudioEncoder {
     /// Stamps the packet with the input time its frames cover (padding excluded) and emits it.
     private func emit(from before: Int64, into output: inout StageOutput<EncodedPacket>) {
         guard !packet.bytes.isEmpty, let origin else { return }
-        let rate = inputFormat.sampleRate
-        packet.start = MediaTime(frame: origin + min(before, samplesIn), sampleRate: rate)
-        packet.end = MediaTime(frame: origin + min(samplesEncoded, samplesIn), sampleRate: rate)
+        packet.stamp(
+            encoded: before..<samplesEncoded, inputFrames: samplesIn, origin: origin, sampleRate: inputFormat.sampleRate
+        )
         output.emit(packet)
     }
 }
