@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "EarshotDSP", targets: ["EarshotDSP"]),
         .library(name: "EarshotRecognizer", targets: ["EarshotRecognizer"]),
         .library(name: "EarshotCodecs", targets: ["EarshotCodecs"]),
+        .library(name: "EarshotVAD", targets: ["EarshotVAD"]),
+        .library(name: "EarshotLab", targets: ["EarshotLab"]),
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
     ],
     dependencies: [
@@ -33,6 +35,7 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "COpenCoreAMR", pkgConfig: "opencore-amrnb", providers: [.apt(["libopencore-amrnb-dev"])]),
         .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
         .target(name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile"], swiftSettings: strictSwift6),
@@ -43,12 +46,18 @@ let package = Package(
             name: "EarshotCodecs",
             dependencies: ["EarshotCore", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC"],
             swiftSettings: strictSwift6),
+        .target(name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP"], swiftSettings: strictSwift6),
+        .target(
+            name: "EarshotLab",
+            dependencies: ["EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
+            swiftSettings: strictSwift6),
         .target(
             name: "EarshotTesting", dependencies: ["EarshotCore", "EarshotIO"], swiftSettings: strictSwift6),
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs",
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
+                "EarshotLab",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -69,13 +78,19 @@ let package = Package(
             dependencies: ["EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer", "EarshotTesting"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "EarshotVADTests", dependencies: ["EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotLabTests", dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "EarshotCLITests", dependencies: ["earshot", "EarshotTesting"], swiftSettings: strictSwift6),
 
         .executableTarget(
             name: "EarshotBenchmarks",
             dependencies: [
-                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotTesting", "CSndFile", "CSpeexDSP",
-                "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC",
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotLab", "EarshotTesting",
+                "CSndFile", "CSpeexDSP", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",

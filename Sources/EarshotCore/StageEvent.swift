@@ -15,9 +15,18 @@ public struct StageEvent: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// Level of one metering window (the seed SDK's `audioLevel` callback, ~10 per second).
         case level(AudioLevel)
+        /// Speech began (after smoothing): the time is the first sample of speech, padding included.
+        case speechStart
+        /// Speech ended (after smoothing): the time is the first sample after speech, padding included.
+        case speechEnd
+        /// The endpointer stopped listening, for `reason`: the time is the media time at which it decided.
+        case endpoint(EndpointReason)
+        /// How the interaction ended (the seed SDK's success, `NoAudio`, `AudioTooShort`, or a cancel).
+        case outcome(InteractionOutcome)
     }
 
-    /// When it happened: for a window, the start of the window.
+    /// When it happened: for a window, the start of the window; for a decision, the media time at which
+    /// it could be made (see each case).
     public var time: MediaTime
     public var kind: Kind
 
@@ -62,3 +71,29 @@ public struct AudioLevel: Sendable, Equatable {
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// Why the endpointer stopped listening (section 4.4.6 of the seed SDK: silence, timeouts, manual stop).
+public enum EndpointReason: String, Sendable, Equatable, CaseIterable, Codable {
+    /// Enough silence followed speech (`endingSilence`, or a rule of the rule set).
+    case endingSilence
+    /// `maxRecordingTime` was reached, even while the user was talking.
+    case maxRecordingTime
+    /// No speech before `maxInitialSilence`.
+    case initialSilenceTimeout
+    /// The application called `stop()` (the SDK's `stopListening`).
+    case manualStop
+    /// The input ended (a file ran out) before any other endpoint.
+    case endOfInput
+}
+
+/// How an interaction ended, in the seed SDK's terms.
+public enum InteractionOutcome: String, Sendable, Equatable, CaseIterable, Codable {
+    /// Audio with speech was captured and goes to the recognizer.
+    case audioCaptured
+    /// No speech was heard and `cancelWhenSilent` is on: nothing is sent (`NoAudio`).
+    case noAudio
+    /// A manual stop came before `minRecordingTime` (`AudioTooShort`).
+    case audioTooShort
+    /// The application cancelled: nothing is sent and no result is delivered (`CanceledByUser`).
+    case canceled
+}
