@@ -36,12 +36,13 @@ public struct UtteranceResult: Sendable, Equatable, Codable {
         return endpoint < end
     }
 
-    /// Endpoint time − labelled end of speech, for an utterance ended on silence after its speech.
+    /// Endpoint time − labelled end of speech, for an utterance ended on silence after its speech;
+    /// rounded to 1 µs (far below the 10 ms decision grid) so reports carry no float noise.
     public var latency: Double? {
         guard let end = labelled.last?.end, let endpoint, reason == .endingSilence, endpoint >= end else {
             return nil
         }
-        return endpoint - end
+        return ((endpoint - end) * 1e6).rounded() / 1e6
     }
 
     /// Speech was reported where there is none: in a file without speech, or more than `tolerance`

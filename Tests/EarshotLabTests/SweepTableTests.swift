@@ -1,0 +1,67 @@
+import EarshotCore
+import EarshotTesting
+import Foundation
+import Testing
+
+@testable import EarshotLab
+
+@Suite struct SweepTableTests {
+    let grid = try! SweepGrid(parsing: ["detector=energy,spectral", "endingSilence=0.3,0.85"])
+
+    func row(_ index: Int, latency: Double, truncated: Bool) -> SweepRow {
+        let labelled = [LabeledSegment(start: 0.5, end: 2.0)]
+        let endpoint = truncated ? 1.0 : 2.0 + latency
+        let result = UtteranceResult(
+            path: "u.wav", labelled: labelled, firstSpeechStart: 0.5, endpoint: endpoint, reason: .endingSilence,
+            outcome: .audioCaptured)
+        let ok = UtteranceResult(
+            path: "v.wav", labelled: labelled, firstSpeechStart: 0.5, endpoint: 2.0 + latency, reason: .endingSilence,
+            outcome: .audioCaptured)
+        return SweepRow(setting: grid.settings[index], metrics: EndpointMetrics([result, ok]))
+    }
+
+    @Test func rowsStayInGridOrderWhateverOrderTheyFinish() {
+        var table = SweepTable(grid: grid)
+        for index in [3, 0, 2] { table.insert(row(index, latency: 0.5, truncated: false)) }
+        #expect(table.rows.map(\.setting) == [grid.settings[0], grid.settings[2], grid.settings[3]])
+    }
+
+    @Test func csvMarksTheParetoFront() {
+        var table = SweepTable(grid: grid)
+        table.insert(row(0, latency: 0.3, truncated: true))  // fast, truncates: on the front
+        table.insert(row(1, latency: 0.85, truncated: false))  // slow, no truncation: on the front
+        table.insert(row(2, latency: 0.9, truncated: false))  // dominated by row 1
+        let lines = table.csv().split(separator: "\n")
+        #expect(lines[0] == "detector,endingSilence," + SweepTable.metricColumns.joined(separator: ","))
+        #expect(lines[1] == "energy,0.3,2,0.300,0.300,0.5000,0.0000,0.0000,0.0000,1")
+        #expect(lines[2].hasSuffix(",1") && lines[3].hasSuffix(",0"))
+    }
+
+    @Test(arguments: SweepTable.Format.allCases)
+    func resumeReadsBackFinishedRows(format: SweepTable.Format) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var table = SweepTable(grid: grid)
+        table.insert(row(1, latency: 0.85, truncated: false))
+        table.insert(row(2, latency: 0.4, truncated: true))
+        let text = format == .csv ? table.csv() : try table.json(parameters: [:])
+        let path = directory.file("sweep.\(format.rawValue)")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+
+        let resumed = try SweepTable.resume(grid: grid, from: path, format: format)
+        #expect(resumed.rows.map(\.setting) == [grid.settings[1], grid.settings[2]])
+        #expect(resumed.rows[0].metrics.latency.median == 0.85)
+        #expect(resumed.rows[1].metrics.truncationRate == 0.5)
+        #expect(resumed.contains(grid.settings[1]) && !resumed.contains(grid.settings[0]))
+    }
+
+    @Test func resumingAnotherGridIsRefusedNamingTheFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("other.csv")
+        try Data("endingSilence,utterances\n".utf8).write(to: URL(fileURLWithPath: path))
+        let error = try thrownEarshotError { _ = try SweepTable.resume(grid: grid, from: path, format: .csv) }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.message.contains("other.csv: line 1") == true)
+    }
+}
