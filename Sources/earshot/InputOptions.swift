@@ -12,6 +12,19 @@ struct InputOptions: ParsableArguments {
     @Argument(help: "Audio file to read, or - for standard input.")
     var file: String
 
+    @OptionGroup var layout: InputLayoutOptions
+
+    func open(blockFrames: Int = 4096) throws -> any AudioSource {
+        try layout.open(file, blockFrames: blockFrames)
+    }
+
+    /// How to call the input in outputs.
+    var displayName: String { InputLayoutOptions.displayName(file) }
+}
+
+/// How to read inputs that carry no header: sox-style raw PCM specs and wire formats. Shared by
+/// commands that take one file and those that take many.
+struct InputLayoutOptions: ParsableArguments {
     @Option(help: "Sample rate of headerless PCM input, in Hz. Giving it marks the input as raw.")
     var rate: Int?
 
@@ -31,8 +44,8 @@ struct InputOptions: ParsableArguments {
     /// Extensions that mean "no header": reading them without a spec would only give a confusing error.
     private static let rawExtensions: Set<String> = ["raw", "pcm", "s16", "f32", "sw", "l16"]
 
-    /// The layout of raw input, or nil for a file with a header.
-    func rawFormat() throws -> RawPCMFormat? {
+    /// The layout of raw input at `file`, or nil for a file with a header.
+    func rawFormat(for file: String) throws -> RawPCMFormat? {
         guard let rate else {
             if inputFormat != nil { return nil }  // the format names itself; its decoder knows its rate
             let ext = (file as NSString).pathExtension.lowercased()
@@ -43,15 +56,15 @@ struct InputOptions: ParsableArguments {
             }
             return nil
         }
-        let name = file == InputPath.standardStream ? "stdin" : file
-        let format = try AudioFormat(sampleRate: rate, channelCount: channels, origin: "\(name) (--rate/--channels)")
+        let format = try AudioFormat(
+            sampleRate: rate, channelCount: channels, origin: "\(Self.displayName(file)) (--rate/--channels)")
         return RawPCMFormat(format: format, encoding: encoding)
     }
 
-    func open(blockFrames: Int = 4096) throws -> any AudioSource {
-        try AudioInput.open(path: file, raw: rawFormat(), codec: inputFormat, blockFrames: blockFrames)
+    func open(_ file: String, blockFrames: Int = 4096) throws -> any AudioSource {
+        try AudioInput.open(path: file, raw: rawFormat(for: file), codec: inputFormat, blockFrames: blockFrames)
     }
 
-    /// How to call the input in outputs.
-    var displayName: String { file == InputPath.standardStream ? "stdin" : file }
+    /// How to call an input in outputs.
+    static func displayName(_ file: String) -> String { file == InputPath.standardStream ? "stdin" : file }
 }

@@ -38,3 +38,42 @@ struct Progress {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }
+
+/// A progress bar over a count of items (files, sweep rows) with ETA, on standard error, only when it is
+/// a terminal; safe to update from several threads.
+final class CountProgress: @unchecked Sendable {
+    private let enabled = isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["EARSHOT_NO_PROGRESS"] == nil
+    private let lock = NSLock()
+    private var started = Date()
+    private var lastDraw = Date.distantPast
+    private var label = ""
+
+    /// Starts a new phase: the ETA counts from now.
+    func begin(_ label: String) {
+        lock.withLock {
+            self.label = label
+            started = Date()
+        }
+    }
+
+    func update(done: Int, of total: Int) {
+        guard enabled else { return }
+        lock.withLock {
+            guard done == total || Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
+            lastDraw = Date()
+            let fraction = total > 0 ? Double(done) / Double(total) : 1
+            let elapsed = Date().timeIntervalSince(started)
+            let eta = done > 0 ? elapsed / Double(done) * Double(total - done) : 0
+            let filled = Int(fraction * 30)
+            let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
+            let line = String(
+                format: "%@ [%@] %d/%d  ETA %d:%02d", label, bar, done, total, Int(eta) / 60, Int(eta) % 60)
+            FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+        }
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

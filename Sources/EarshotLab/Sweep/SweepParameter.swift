@@ -8,6 +8,11 @@ public enum SweepParameter: String, Sendable, CaseIterable, Hashable, Codable {
     case minSpeechDuration, minSilenceDuration, speechPadBefore, speechPadAfter, hangover
     case maxInitialSilence, endingSilence, minRecordingTime, maxRecordingTime
 
+    /// Endpointer properties, as opposed to the detector and its smoothing.
+    public var isEndpointing: Bool {
+        [.maxInitialSilence, .endingSilence, .minRecordingTime, .maxRecordingTime].contains(self)
+    }
+
     /// Thresholds are probabilities; everything else is a duration in seconds.
     var isThreshold: Bool { self == .onsetThreshold || self == .offsetThreshold }
 

@@ -1,0 +1,71 @@
+import EarshotCore
+import EarshotDSP
+import EarshotIO
+import EarshotVAD
+import Foundation
+
+/// A detector's output over one file of a corpus: its frames, in order, with their probabilities.
+///
+/// Computing a track is the costly part of an evaluation (decoding, resampling, the detector);
+/// smoothing and endpointing are cheap, so a sweep computes each detector's tracks once and replays
+/// them under every setting. Tracks also come from files another tool wrote (`NAME.prob`, `NAME.csv`),
+/// so outside detectors are scored on the same corpus by the same code.
+public struct DetectorTrack: Sendable {
+    /// The sample rate the frames' media times count in.
+    public var sampleRate: Int
+    /// The detector's hop, in samples.
+    public var hopLength: Int
+    public var frames: [VADFrame]
+
+    public init(sampleRate: Int, hopLength: Int, frames: [VADFrame]) {
+        self.sampleRate = sampleRate
+        self.hopLength = hopLength
+        self.frames = frames
+    }
+
+    /// The rate detectors run at in the lab: the working rate of the recognizer.
+    public static let workingRate = 16_000
+
+    /// Runs `detector` over the audio at `path`, resampled to 16 kHz mono.
+    public static func compute(path: String, detector kind: DetectorKind) throws -> DetectorTrack {
+        var source: any AudioSource = try AudioInput.open(path: path, raw: nil, codec: nil, blockFrames: 4096)
+        return try compute(source: &source, detector: kind)
+    }
+
+    /// Runs `detector` over what `source` gives, resampled to 16 kHz mono.
+    public static func compute(source: inout any AudioSource, detector kind: DetectorKind) throws -> DetectorTrack {
+        let vad = try VADStage(detector: kind.makeDetector(sampleRate: workingRate))
+        var stage: any AudioStage<AudioBuffer, VADFrame> =
+            source.format == .wideband
+            ? vad
+            : try Resampler(inputFormat: source.format, configuration: .init(sampleRate: workingRate, quality: 4))
+                .then(vad)
+        var frames: [VADFrame] = []
+        var output = StageOutput<VADFrame>()
+        while let buffer = try source.read() {
+            try stage.process(buffer, into: &output)
+            frames.append(contentsOf: output.items)
+            output.removeAll()
+        }
+        try stage.finish(into: &output)
+        frames.append(contentsOf: output.items)
+        return DetectorTrack(sampleRate: workingRate, hopLength: vad.detector.hopLength, frames: frames)
+    }
+
+    /// A track on the 10 ms grid from one probability per cell (the `NAME.prob` layout).
+    public init(gridProbabilities: [Float]) {
+        let hop = DetectorTrack.workingRate / 100
+        self.init(
+            sampleRate: DetectorTrack.workingRate, hopLength: hop,
+            frames: gridProbabilities.enumerated().map { cell, probability in
+                VADFrame(
+                    start: MediaTime(frame: Int64(cell * hop), sampleRate: DetectorTrack.workingRate),
+                    frameCount: hop, probability: probability)
+            })
+    }
+
+    /// Each frame as a span in seconds with its probability, for ``FrameGrid``.
+    var spans: [(start: Double, end: Double, value: Float)] {
+        frames.map { ($0.start.seconds, $0.end.seconds, $0.probability) }
+    }
+}

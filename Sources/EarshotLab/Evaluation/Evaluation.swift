@@ -1,0 +1,77 @@
+import EarshotCore
+import Synchronization
+import EarshotVAD
+import Foundation
+
+/// What `earshot eval` reports for one detector (or one set of prediction files) over a corpus.
+public struct DetectorReport: Sendable {
+    /// The detector's name, or `predictions` for scores read from files.
+    public var name: String
+    public var frames = FrameMetrics()
+    public var probabilities = ProbabilityScores()
+    public var boundaries = BoundaryErrors()
+    public var results: [UtteranceResult] = []
+    /// Seconds of audio scored, and the CPU seconds the detector took over them (0 for files).
+    public var audioSeconds = 0.0
+    public var detectorSeconds = 0.0
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    public var endpointing: EndpointMetrics { EndpointMetrics(results) }
+
+    /// The detector's speed: seconds of audio per second of one core, nil when not measured.
+    public var realTimeFactor: Double? { detectorSeconds > 0 ? audioSeconds / detectorSeconds : nil }
+
+    mutating func add(_ score: FileScore, duration: Double) {
+        frames.add(score.frames)
+        probabilities.add(score.probabilities)
+        boundaries.add(score.boundaries)
+        results.append(score.utterance)
+        audioSeconds += duration
+    }
+}
+
+/// Runs detectors over a labelled corpus and scores frames, boundaries and endpoints.
+public enum Evaluation {
+    /// Each file's detector track, computed on up to `jobs` cores; `progress` gets the count finished.
+    /// Also returns the CPU seconds the work took on the calling process's threads.
+    public static func tracks(
+        for corpus: Corpus, detector: DetectorKind, jobs: Int, progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) throws -> (tracks: [DetectorTrack], cpuSeconds: Double) {
+        let finished = Mutex(0)
+        let started = processCPUSeconds()
+        let tracks = try ParallelWork.map(count: corpus.entries.count, jobs: jobs) { index in
+            let path = corpus.audioPath(of: corpus.entries[index])
+            return try DetectorTrack.compute(path: path, detector: detector)
+        } completed: { _, _ in
+            progress(finished.withLock { count in
+                count += 1
+                return count
+            })
+        }
+        return (tracks, processCPUSeconds() - started)
+    }
+
+    /// Scores tracks (one per entry, in corpus order) under `settings`.
+    public static func score(
+        _ tracks: [DetectorTrack], corpus: Corpus, settings: EvaluationSettings, name: String, jobs: Int
+    ) throws -> DetectorReport {
+        precondition(tracks.count == corpus.entries.count, "one track per corpus entry")
+        let scores = try ParallelWork.map(count: tracks.count, jobs: jobs) { index in
+            try UtteranceScorer.score(tracks[index], against: corpus.entries[index], settings: settings)
+        }
+        var report = DetectorReport(name: name)
+        for (score, entry) in zip(scores, corpus.entries) { report.add(score, duration: entry.duration) }
+        return report
+    }
+
+    /// CPU time (user + system) of this process so far, in seconds.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}

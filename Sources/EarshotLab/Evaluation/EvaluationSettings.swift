@@ -1,0 +1,78 @@
+import EarshotCore
+import EarshotVAD
+
+/// Everything that decides what an evaluation measures: the detector, how its probabilities are
+/// smoothed into decisions, and when the endpointer ends an utterance.
+public struct EvaluationSettings: Sendable {
+    public var detector: DetectorKind
+    public var smoothing: SmoothingConfiguration
+    public var endpointer: EndpointerConfiguration
+
+    public init(
+        detector: DetectorKind = .spectral, smoothing: SmoothingConfiguration, endpointer: EndpointerConfiguration
+    ) {
+        self.detector = detector
+        self.smoothing = smoothing
+        self.endpointer = endpointer
+    }
+
+    /// How far below the onset threshold the offset threshold sits when only the onset is given:
+    /// Silero VAD's rule (`neg_threshold = threshold − 0.15`), which our defaults (0.5/0.35) follow.
+    public static let hysteresisGap: Float = 0.15
+
+    /// These settings with a sweep row's values in place. An onset threshold given without an offset
+    /// threshold brings the offset along at ``hysteresisGap`` below it. Throws, naming the field, when
+    /// the combination is invalid (an offset above the onset).
+    public func applying(_ setting: SweepSetting) throws -> EvaluationSettings {
+        func number(_ parameter: SweepParameter) -> Double? {
+            if case .number(let value) = setting[parameter] { return value }
+            return nil
+        }
+        var settings = self
+        if case .name(let name) = setting[.detector] {
+            guard let kind = DetectorKind(rawValue: name) else {
+                let names = DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw EarshotError(.invalidParameter, "detector: unknown detector '\(name)'; expected one of \(names)")
+            }
+            settings.detector = kind
+        }
+        let onset = number(.onsetThreshold).map(Float.init) ?? smoothing.onsetThreshold
+        let offset =
+            number(.offsetThreshold).map(Float.init)
+            ?? (number(.onsetThreshold) == nil ? smoothing.offsetThreshold : max(0, onset - Self.hysteresisGap))
+        settings.smoothing = try SmoothingConfiguration(
+            onsetThreshold: onset, offsetThreshold: offset,
+            minSpeechDuration: number(.minSpeechDuration) ?? smoothing.minSpeechDuration,
+            minSilenceDuration: number(.minSilenceDuration) ?? smoothing.minSilenceDuration,
+            speechPadBefore: number(.speechPadBefore) ?? smoothing.speechPadBefore,
+            speechPadAfter: number(.speechPadAfter) ?? smoothing.speechPadAfter,
+            hangover: number(.hangover) ?? smoothing.hangover)
+        settings.endpointer = try EndpointerConfiguration(
+            maxInitialSilence: number(.maxInitialSilence) ?? endpointer.maxInitialSilence,
+            endingSilence: number(.endingSilence) ?? endpointer.endingSilence,
+            minRecordingTime: number(.minRecordingTime) ?? endpointer.minRecordingTime,
+            maxRecordingTime: number(.maxRecordingTime) ?? endpointer.maxRecordingTime,
+            cancelWhenSilent: endpointer.cancelWhenSilent, rules: endpointer.rules)
+        return settings
+    }
+
+    /// The effective values, by their one name (Swift property, CLI flag, sweep parameter), for the
+    /// `parameters` object of every JSON report.
+    public var parameters: [String: String] {
+        [
+            "detector": detector.rawValue,
+            "onsetThreshold": SweepValue.number(Double(smoothing.onsetThreshold)).description,
+            "offsetThreshold": SweepValue.number(Double(smoothing.offsetThreshold)).description,
+            "minSpeechDuration": SweepValue.number(smoothing.minSpeechDuration).description,
+            "minSilenceDuration": SweepValue.number(smoothing.minSilenceDuration).description,
+            "speechPadBefore": SweepValue.number(smoothing.speechPadBefore).description,
+            "speechPadAfter": SweepValue.number(smoothing.speechPadAfter).description,
+            "hangover": SweepValue.number(smoothing.hangover).description,
+            "maxInitialSilence": SweepValue.number(endpointer.maxInitialSilence).description,
+            "endingSilence": SweepValue.number(endpointer.endingSilence).description,
+            "minRecordingTime": SweepValue.number(endpointer.minRecordingTime).description,
+            "maxRecordingTime": SweepValue.number(endpointer.maxRecordingTime).description,
+            "cancelWhenSilent": String(endpointer.cancelWhenSilent),
+        ]
+    }
+}

@@ -1,0 +1,123 @@
+import EarshotLab
+import Foundation
+
+/// `earshot eval`'s table for people.
+enum EvalTable {
+    static func render(_ reports: [DetectorReport], corpus: Corpus) -> String {
+        let minutes = corpus.totalDuration / 60
+        var text = String(
+            format: "%@: %d files, %.1f min, %.0f%% speech\n\n", corpus.directory, corpus.entries.count, minutes,
+            corpus.totalDuration > 0 ? corpus.totalSpeech / corpus.totalDuration * 100 : 0)
+        text += "frames (10 ms)   precision  recall     F1  false-alarm   AP    start |err| p90  bias    end |err| p90  bias\n"
+        for report in reports {
+            let start = report.boundaries.start
+            let end = report.boundaries.end
+            text += pad(report.name, 16)
+                + [report.frames.precision, report.frames.recall, report.frames.f1].map { cell($0, 3, 9) }.joined()
+                + cell(report.frames.falseAlarmRate, 3, 11) + cell(report.probabilities.averagePrecision(), 3, 7)
+                + milliseconds(start.meanAbsolute, 10) + milliseconds(start.p90Absolute, 5) + milliseconds(start.bias, 6)
+                + milliseconds(end.meanAbsolute, 10) + milliseconds(end.p90Absolute, 5) + milliseconds(end.bias, 6) + "\n"
+        }
+        text += "\nendpointing      latency median   p90   truncated  false-start  wrong-NoAudio  no-endpoint   speed\n"
+        for report in reports {
+            let metrics = report.endpointing
+            text += pad(report.name, 16) + milliseconds(metrics.latency.median, 15) + milliseconds(metrics.latency.p90, 6)
+                + percent(metrics.truncationRate, 12) + percent(metrics.falseStartRate, 13)
+                + percent(metrics.wrongNoAudioRate, 15) + percent(metrics.missedEndpointRate, 13)
+                + (report.realTimeFactor.map { String(format: "%9.0f×", $0) } ?? String(repeating: " ", count: 10)) + "\n"
+        }
+        text += "\nTimes in ms; boundary errors: mean and p90 of |predicted − labelled|, bias = mean signed (+ late).\n"
+        text += "Speed: seconds of audio per CPU second, decoding and resampling included.\n"
+        return text
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private static func cell(_ value: Double?, _ digits: Int, _ width: Int) -> String {
+        let text = value.map { String(format: "%.\(digits)f", $0) } ?? "–"
+        return String(repeating: " ", count: max(1, width - text.count)) + text
+    }
+
+    private static func milliseconds(_ seconds: Double?, _ width: Int) -> String {
+        let text = seconds.map { String(format: "%.0f", $0 * 1000) } ?? "–"
+        return String(repeating: " ", count: max(1, width - text.count)) + text
+    }
+
+    private static func percent(_ value: Double?, _ width: Int) -> String {
+        let text = value.map { String(format: "%.1f%%", $0 * 100) } ?? "–"
+        return String(repeating: " ", count: max(1, width - text.count)) + text
+    }
+}
+
+/// `earshot eval --format json`.
+struct EvalDocument: Encodable {
+    struct Frames: Encodable {
+        var precision: Double?
+        var recall: Double?
+        var f1: Double?
+        var falseAlarmRate: Double?
+        var averagePrecision: Double?
+        var speechCells: Int
+        var nonSpeechCells: Int
+
+        enum CodingKeys: String, CodingKey {
+            case precision, recall, f1
+            case falseAlarmRate = "false_alarm_rate", averagePrecision = "average_precision"
+            case speechCells = "speech_cells", nonSpeechCells = "non_speech_cells"
+        }
+    }
+
+    struct Boundaries: Encodable {
+        var start: BoundaryStatistics
+        var end: BoundaryStatistics
+    }
+
+    struct Detector: Encodable {
+        var detector: String
+        var frames: Frames
+        var boundaries: Boundaries
+        var endpointing: EndpointMetrics
+        var realTimeFactor: Double?
+        var prCurve: [ProbabilityScores.Point]?
+
+        enum CodingKeys: String, CodingKey {
+            case detector, frames, boundaries, endpointing
+            case realTimeFactor = "speed_x_realtime", prCurve = "pr_curve"
+        }
+    }
+
+    var schemaVersion = JSONOutput.schemaVersion
+    var corpus: String
+    var files: Int
+    var durationSeconds: Double
+    var speechSeconds: Double
+    var parameters: [String: String]
+    var detectors: [Detector]
+
+    enum CodingKeys: String, CodingKey {
+        case corpus, files, parameters, detectors
+        case schemaVersion = "schema_version", durationSeconds = "duration_s", speechSeconds = "speech_s"
+    }
+
+    init(corpus: Corpus, parameters: [String: String], reports: [DetectorReport], includeCurve: Bool) {
+        self.corpus = corpus.directory
+        files = corpus.entries.count
+        durationSeconds = (corpus.totalDuration * 1000).rounded() / 1000
+        speechSeconds = (corpus.totalSpeech * 1000).rounded() / 1000
+        self.parameters = parameters
+        detectors = reports.map { report in
+            Detector(
+                detector: report.name,
+                frames: Frames(
+                    precision: report.frames.precision, recall: report.frames.recall, f1: report.frames.f1,
+                    falseAlarmRate: report.frames.falseAlarmRate,
+                    averagePrecision: report.probabilities.averagePrecision(), speechCells: report.frames.speechCells,
+                    nonSpeechCells: report.frames.nonSpeechCells),
+                boundaries: Boundaries(start: report.boundaries.start, end: report.boundaries.end),
+                endpointing: report.endpointing, realTimeFactor: report.realTimeFactor.map { $0.rounded() },
+                prCurve: includeCurve ? report.probabilities.curve(thinnedTo: 200) : nil)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import EarshotCore
+import EarshotIO
+import EarshotLab
+import EarshotVAD
+import Foundation
+
+struct Sweep: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the endpointer over a labelled corpus for a grid of settings: latency versus truncation.",
+        discussion: """
+            One row per setting: median and p90 endpoint latency (endpoint − labelled end of speech, in \
+            seconds), truncation rate (utterances cut off by a silence endpoint inside their labelled \
+            speech), false-start and wrong-NoAudio rates, and whether the setting is on the Pareto front \
+            of latency versus truncation (pareto = 1). Each detector runs once over the corpus; rows are \
+            replayed on all cores and come out in grid order. With -o FILE the table is rewritten \
+            atomically after every finished row, so an interrupted sweep loses nothing and --resume \
+            continues it.
+
+            Grid: --grid NAME=V1,V2,… or --grid NAME=START:STOP:STEP (STOP included), one per parameter; \
+            names: \(SweepParameter.allCases.map(\.rawValue).joined(separator: ", ")). Parameters not in \
+            the grid take the values of the flags below (the SDK's defaults unless given).
+
+            Examples:
+              earshot sweep corpora/build/noisy --grid endingSilence=0.2:1.2:0.05 -o sweep.csv
+              earshot sweep corpora/build/noisy --grid detector=energy,spectral --grid endingSilence=0.3,0.5,0.85 \\
+                --grid onsetThreshold=0.4,0.5,0.6 --format json -o sweep.json --resume
+            """)
+
+    @Argument(help: "A corpus folder holding manifest.jsonl.")
+    var corpus: String
+
+    @Option(name: .customLong("grid"), help: "A parameter and its values, NAME=V1,V2,… or NAME=START:STOP:STEP (repeatable).")
+    var grid: [String] = []
+
+    @Option(help: "Detector for settings that do not vary it: \(DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var detector: DetectorKind = .spectral
+
+    @OptionGroup var smoothing: SmoothingOptions
+    @OptionGroup var endpointing: EndpointingOptions
+
+    @Option(name: .shortAndLong, help: "Output format: csv or json.")
+    var format: SweepTable.Format = .csv
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of standard output (rewritten after every row).")
+    var output: String = "-"
+
+    @Flag(help: "Keep the finished rows of an earlier run written to --output and compute only the rest.")
+    var resume = false
+
+    @Option(help: "Worker threads (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
+        guard !grid.isEmpty else { throw ValidationError("give at least one --grid NAME=VALUES") }
+        if resume, output == "-" { throw ValidationError("--resume needs --output FILE (the sweep to continue)") }
+    }
+
+    func run() throws {
+        let grid = try SweepGrid(parsing: grid)
+        let corpus = try Corpus.load(directory: corpus)
+        let base = EvaluationSettings(
+            detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration())
+        var parameters = base.parameters
+        for axis in grid.axes { parameters[axis.parameter.rawValue] = nil }
+        let start =
+            resume && FileManager.default.fileExists(atPath: output)
+            ? try SweepTable.resume(grid: grid, from: output, format: format) : SweepTable(grid: grid)
+        if resume, !start.rows.isEmpty {
+            FileHandle.standardError.write(Data("earshot: resuming \(output): \(start.rows.count) rows done\n".utf8))
+        }
+
+        let progress = CountProgress()
+        let path = output
+        let format = format
+        let render: @Sendable (SweepTable) throws -> String = {
+            format == .csv ? $0.csv() : try $0.json(parameters: parameters)
+        }
+        let runner = SweepRunner(corpus: corpus, grid: grid, base: base, jobs: jobs)
+        let table = try runner.run(resuming: start) { table in
+            // Standard output gets the table once, at the end; a file gets every finished row at once.
+            guard path != InputPath.standardStream else { return }
+            let file = try CommandOutput(path: path)
+            try file.write(try render(table))
+            try file.commit()
+        } progress: { step in
+            switch step {
+            case .detector(let kind, let done, let total):
+                if done == 1 { progress.begin(kind.rawValue) }
+                progress.update(done: done, of: total)
+            case .rows(let done, let total):
+                if done == 1 { progress.begin("settings") }
+                progress.update(done: done, of: total)
+            }
+        }
+        progress.finish()
+        let final = try CommandOutput(path: path)
+        try final.write(try render(table))
+        try final.commit()
+    }
+}
+
+extension SweepTable.Format: ExpressibleByArgument {}

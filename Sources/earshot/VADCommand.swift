@@ -1,0 +1,185 @@
+import ArgumentParser
+import EarshotCore
+import EarshotIO
+import EarshotLab
+import EarshotVAD
+import Foundation
+
+struct VAD: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vad",
+        abstract: "Find the speech in audio files: segments, or a speech probability every 10 ms.",
+        discussion: """
+            Each FILE is resampled to 16 kHz mono, run through the detector, and its per-frame \
+            probabilities smoothed into speech segments (hysteresis, minimum durations, padding, hangover).
+
+            Formats: csv (start,end per segment, seconds), json, rttm, audacity (a label track), probs \
+            (one probability per line; line i covers [10·i, 10·(i+1)) ms whatever the detector's hop). \
+            Several files go to one json or rttm document; with --out DIR every FILE NAME.wav gives \
+            DIR/NAME.csv and DIR/NAME.prob, as `earshot eval --predictions DIR` reads them.
+
+            Examples:
+              earshot vad talk.wav
+              earshot vad --detector energy --threshold 0.6 --format audacity talk.wav > labels.txt
+              earshot vad --out preds/ corpus/*.wav
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case csv, json, rttm, audacity, probs
+    }
+
+    @Argument(help: "Audio files to read, or - for standard input.")
+    var files: [String]
+
+    @OptionGroup var layout: InputLayoutOptions
+
+    @Option(help: "Detector: \(DetectorKind.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ")).")
+    var detector: DetectorKind = .spectral
+
+    @OptionGroup var smoothing: SmoothingOptions
+
+    @Option(name: .shortAndLong, help: "Output format: csv, json, rttm, audacity or probs.")
+    var format: Format = .csv
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
+    var output: String = "-"
+
+    @Option(help: "Write DIR/NAME.csv and DIR/NAME.prob for each input NAME.wav instead of one output.")
+    var out: String?
+
+    func validate() throws {
+        if out == nil, files.count > 1, ![.json, .rttm].contains(format) {
+            throw ValidationError("several files need --out DIR, or --format json or rttm")
+        }
+        if out != nil, output != "-" { throw ValidationError("give either --out DIR or --output FILE, not both") }
+    }
+
+    func run() throws {
+        let smoothingConfiguration = try smoothing.configuration()
+        var analyses: [Analysis] = []
+        var failures = 0
+        for file in files {
+            do {
+                let analysis = try analyze(file, smoothing: smoothingConfiguration)
+                if let out { try writeFiles(analysis, into: out) } else { analyses.append(analysis) }
+            } catch let error as EarshotError where files.count > 1 {
+                FileHandle.standardError.write(Data("earshot: \(error.message)\n".utf8))
+                failures += 1
+            }
+        }
+        if out == nil { try writeDocument(analyses, smoothing: smoothingConfiguration) }
+        if failures > 0 { throw ExitCode(ExitStatus.partialBatch.rawValue) }
+    }
+
+    struct Analysis {
+        var name: String
+        var duration: Double
+        var track: DetectorTrack
+        var segments: [LabeledSegment]
+
+        /// One probability per 10 ms cell.
+        var gridProbabilities: [Float] {
+            FrameGrid.values(
+                track.frames.map { ($0.start.seconds, $0.end.seconds, $0.probability) },
+                cellCount: FrameGrid.cellCount(duration: duration))
+        }
+    }
+
+    func analyze(_ file: String, smoothing: SmoothingConfiguration) throws -> Analysis {
+        let source = try layout.open(file)
+        var frameCount = 0
+        var counting: any AudioSource = CountingSource(source: source) { frameCount += $0 }
+        let track = try DetectorTrack.compute(source: &counting, detector: detector)
+        let duration = Double(frameCount) / Double(source.format.sampleRate)
+        let replay = try track.replay(
+            smoothing: smoothing, endpointer: try EndpointerConfiguration(), keepingDecisions: true)
+        let segments = replay.decisions.speechSegments().map {
+            LabeledSegment(start: $0.lowerBound.seconds, end: min($0.upperBound.seconds, duration))
+        }
+        return Analysis(
+            name: InputLayoutOptions.displayName(file), duration: duration, track: track, segments: segments)
+    }
+
+    func writeFiles(_ analysis: Analysis, into directory: String) throws {
+        let stem = ((analysis.name as NSString).lastPathComponent as NSString).deletingPathExtension
+        let csv = try CommandOutput(path: directory + "/" + stem + ".csv")
+        try csv.write(SegmentFormat.csv.text(for: analysis.segments, fileID: stem))
+        let prob = try CommandOutput(path: directory + "/" + stem + ".prob")
+        try prob.write(Self.probabilityLines(analysis.gridProbabilities))
+        try csv.commit()
+        try prob.commit()
+    }
+
+    func writeDocument(_ analyses: [Analysis], smoothing: SmoothingConfiguration) throws {
+        let output = try CommandOutput(path: output)
+        switch format {
+        case .json:
+            try output.write(try JSONOutput.encode(VADDocument(detector: detector, smoothing: smoothing, analyses)))
+        case .probs:
+            try output.write(Self.probabilityLines(analyses.first?.gridProbabilities ?? []))
+        case .csv, .rttm, .audacity:
+            let segmentFormat = SegmentFormat(rawValue: format.rawValue)!
+            for analysis in analyses {
+                let stem = ((analysis.name as NSString).lastPathComponent as NSString).deletingPathExtension
+                try output.write(segmentFormat.text(for: analysis.segments, fileID: stem))
+            }
+        }
+        try output.commit()
+    }
+
+    static func probabilityLines(_ values: [Float]) -> String {
+        values.map { String(format: "%.4f\n", $0) }.joined()
+    }
+}
+
+/// Passes a source through, counting frames, so the exact duration is known even for stdin.
+struct CountingSource: AudioSource {
+    var source: any AudioSource
+    let count: (Int) -> Void
+    var format: AudioFormat { source.format }
+    mutating func read() throws -> AudioBuffer? {
+        let buffer = try source.read()
+        if let buffer { count(buffer.frameCount) }
+        return buffer
+    }
+}
+
+/// `earshot vad --format json`.
+struct VADDocument: Encodable {
+    struct File: Encodable {
+        var path: String
+        var durationSeconds: Double
+        var speechSeconds: Double
+        var segments: [LabeledSegment]
+
+        enum CodingKeys: String, CodingKey {
+            case path, segments
+            case durationSeconds = "duration_s", speechSeconds = "speech_s"
+        }
+    }
+
+    var schemaVersion = JSONOutput.schemaVersion
+    var parameters: [String: String]
+    var files: [File]
+
+    enum CodingKeys: String, CodingKey {
+        case parameters, files
+        case schemaVersion = "schema_version"
+    }
+
+    init(detector: DetectorKind, smoothing: SmoothingConfiguration, _ analyses: [VAD.Analysis]) {
+        var parameters = EvaluationSettings(
+            detector: detector, smoothing: smoothing, endpointer: try! EndpointerConfiguration()
+        ).parameters
+        parameters = parameters.filter { SweepParameter(rawValue: $0.key).map { !$0.isEndpointing } ?? false }
+        self.parameters = parameters
+        files = analyses.map { analysis in
+            let rounded = analysis.segments.map {
+                LabeledSegment(start: ($0.start * 1000).rounded() / 1000, end: ($0.end * 1000).rounded() / 1000)
+            }
+            return File(
+                path: analysis.name, durationSeconds: (analysis.duration * 1000).rounded() / 1000,
+                speechSeconds: (rounded.map(\.duration).reduce(0, +) * 1000).rounded() / 1000, segments: rounded)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import EarshotCore
+import EarshotLab
+import EarshotVAD
+
+extension DetectorKind: ExpressibleByArgument {}
+
+/// The smoothing properties, each under the one name it has everywhere (Swift property, JSON
+/// parameter, sweep grid), and `--threshold` for the onset threshold as other VAD tools call it.
+struct SmoothingOptions: ParsableArguments {
+    @Option(
+        name: [.customLong("threshold"), .customLong("onsetThreshold")],
+        help: "Speech probability at which speech starts (0–1). Default 0.5.")
+    var onsetThreshold: Float?
+
+    @Option(
+        name: .customLong("offsetThreshold"),
+        help: "Probability below which speech ends (≤ threshold). Default: threshold − 0.15.")
+    var offsetThreshold: Float?
+
+    @Option(name: .customLong("minSpeechDuration"), help: "Drop speech shorter than this, seconds. Default 0.25.")
+    var minSpeechDuration: Double?
+
+    @Option(name: .customLong("minSilenceDuration"), help: "Fill pauses shorter than this, seconds. Default 0.1.")
+    var minSilenceDuration: Double?
+
+    @Option(name: .customLong("speechPadBefore"), help: "Speech padding before each segment, seconds. Default 0.03.")
+    var speechPadBefore: Double?
+
+    @Option(name: .customLong("speechPadAfter"), help: "Speech padding after each segment, seconds. Default 0.03.")
+    var speechPadAfter: Double?
+
+    @Option(help: "Speech continues this long after the probability drops, seconds. Default 0.05.")
+    var hangover: Double?
+
+    func configuration() throws -> SmoothingConfiguration {
+        let defaults = try SmoothingConfiguration()
+        let onset = onsetThreshold ?? defaults.onsetThreshold
+        return try SmoothingConfiguration(
+            onsetThreshold: onset,
+            offsetThreshold: offsetThreshold
+                ?? (onsetThreshold == nil ? defaults.offsetThreshold : max(0, onset - EvaluationSettings.hysteresisGap)),
+            minSpeechDuration: minSpeechDuration ?? defaults.minSpeechDuration,
+            minSilenceDuration: minSilenceDuration ?? defaults.minSilenceDuration,
+            speechPadBefore: speechPadBefore ?? defaults.speechPadBefore,
+            speechPadAfter: speechPadAfter ?? defaults.speechPadAfter,
+            hangover: hangover ?? defaults.hangover)
+    }
+}
+
+/// The seed SDK's endpointing properties (table 5-2), by their SDK names, and Kaldi-style rules.
+struct EndpointingOptions: ParsableArguments {
+    @Option(
+        name: .customLong("maxInitialSilence"),
+        help: "No speech by then ends the interaction, seconds or inf. Default 1.5.")
+    var maxInitialSilence: Double = 1.5
+
+    @Option(name: .customLong("endingSilence"), help: "Silence after speech that ends it, seconds or inf. Default 0.85.")
+    var endingSilence: Double = 0.85
+
+    @Option(
+        name: .customLong("minRecordingTime"), help: "A stop before this gives AudioTooShort, seconds (0: off). Default 1.")
+    var minRecordingTime: Double = 1.0
+
+    @Option(
+        name: .customLong("maxRecordingTime"), help: "Capture stops here even during speech, seconds or inf. Default 25.")
+    var maxRecordingTime: Double = 25
+
+    @Option(
+        name: .customLong("cancelWhenSilent"),
+        help: "true: silent input ends with NoAudio instead of being sent. Default true.")
+    var cancelWhenSilent: Bool = true
+
+    @Option(
+        name: .customLong("rule"),
+        help: ArgumentHelp(
+            "An endpoint rule SPEECH:TRAILING:LENGTH (repeatable; replaces endingSilence).",
+            discussion:
+                "SPEECH is 'speech' (speech must have been heard) or 'any'; the endpoint fires when trailing silence ≥ TRAILING s and the utterance (from the first speech) ≥ LENGTH s. E.g. --rule speech:1.0:0 --rule speech:0.5:5"
+        ))
+    var rules: [String] = []
+
+    func configuration() throws -> EndpointerConfiguration {
+        try EndpointerConfiguration(
+            maxInitialSilence: maxInitialSilence, endingSilence: endingSilence, minRecordingTime: minRecordingTime,
+            maxRecordingTime: maxRecordingTime, cancelWhenSilent: cancelWhenSilent, rules: rules.map(Self.parseRule))
+    }
+
+    static func parseRule(_ text: String) throws -> EndpointRule {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard fields.count == 3, ["speech", "any"].contains(fields[0]), let trailing = Double(fields[1]),
+            let length = Double(fields[2])
+        else {
+            throw EarshotError(.invalidParameter, "--rule '\(text)': expected SPEECH:TRAILING:LENGTH, e.g. speech:0.5:5")
+        }
+        return try EndpointRule(requiresSpeech: fields[0] == "speech", minTrailingSilence: trailing, minUtteranceLength: length)
+    }
+}
