@@ -1,0 +1,64 @@
+import EarshotCore
+import EarshotIO
+import EarshotTesting
+import Testing
+
+/// Hands out prepared buffers in order, as a file source would.
+private struct ListSource: AudioSource {
+    let format: AudioFormat
+    var buffers: [AudioBuffer]
+    init(_ buffers: [AudioBuffer]) {
+        format = buffers[0].format
+        self.buffers = buffers
+    }
+    mutating func read() throws -> AudioBuffer? { buffers.isEmpty ? nil : buffers.removeFirst() }
+}
+
+@Suite struct PacedSourceTests {
+    @Test func passesBuffersThroughUnchanged() throws {
+        let noise = Signal.whiteNoise(seconds: 0.5, format: .wideband, seed: 7)
+        var shifted = noise
+        shifted.startFrame = 12_345
+        let blocks = Signal.blocks(of: shifted, frames: 1_000)
+        var paced = try PacedSource(ListSource(blocks), speed: 1_000)
+        #expect(paced.format == .wideband)
+        var received: [AudioBuffer] = []
+        while let buffer = try paced.read() { received.append(buffer) }
+        #expect(received.map(\.samples) == blocks.map(\.samples))
+        #expect(received.map(\.startFrame) == blocks.map(\.startFrame))
+        #expect(try paced.read() == nil)
+    }
+
+    /// 1 s of audio at speed 20 must take at least 50 ms, and each buffer must come no earlier than its
+    /// end in media time; upper bounds are loose, since the machine may be busy.
+    @Test func releasesNoEarlierThanMediaTime() throws {
+        let speed = 20.0
+        let blocks = Signal.blocks(of: Signal.silence(seconds: 1, format: .wideband), frames: 1_600)
+        var paced = try PacedSource(ListSource(blocks), speed: speed)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var releases: [(end: Double, elapsed: Double)] = []
+        while let buffer = try paced.read() {
+            let elapsed = start.duration(to: clock.now)
+            releases.append(
+                (
+                    buffer.endTime.seconds / speed,
+                    Double(elapsed.components.seconds)
+                        + Double(elapsed.components.attoseconds) / 1e18
+                ))
+        }
+        #expect(releases.count == 10)
+        for release in releases { #expect(release.elapsed >= release.end) }
+        let total = try #require(releases.last).elapsed
+        #expect(total >= 0.05)
+        #expect(total < 5, "pacing should not be slower than real time by this much")
+    }
+
+    @Test(arguments: [0.0, -1, .infinity, .nan])
+    func invalidSpeedFailsNamingTheField(speed: Double) throws {
+        let blocks = [Signal.silence(seconds: 0.1, format: .wideband)]
+        let error = try #require(throws: EarshotError.self) { try PacedSource(ListSource(blocks), speed: speed) }
+        #expect(error.code == .invalidParameter)
+        #expect(error.message.contains("speed"))
+    }
+}
