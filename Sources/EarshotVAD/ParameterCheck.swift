@@ -13,14 +13,18 @@ enum ParameterCheck {
     }
 
     /// A probability in [0, 1].
-    static func probability(_ value: Double, _ field: String) throws {
+    static func probability(_ value: Float, _ field: String) throws {
         if !(value >= 0 && value <= 1) {
-            throw invalid(field, expected: "a probability in [0, 1]", got: value)
+            throw invalid(field, expected: "a probability in [0, 1]", got: "\(value)")
         }
     }
 
     static func invalid(_ field: String, expected: String, got value: Double) -> EarshotError {
-        EarshotError(.invalidParameter, "\(field): expected \(expected), got \(describe(value))")
+        invalid(field, expected: expected, got: describe(value))
+    }
+
+    static func invalid(_ field: String, expected: String, got value: String) -> EarshotError {
+        EarshotError(.invalidParameter, "\(field): expected \(expected), got \(value)")
     }
 
     /// Whole numbers without a trailing ".0", so a message says "got -1" for -1.

@@ -51,12 +51,12 @@ public struct SmoothingConfiguration: Sendable, Hashable {
         speechPadAfter: Double = 0.03,
         hangover: Double = 0.05
     ) throws {
-        try ParameterCheck.probability(Double(onsetThreshold), "onsetThreshold")
-        try ParameterCheck.probability(Double(offsetThreshold), "offsetThreshold")
+        try ParameterCheck.probability(onsetThreshold, "onsetThreshold")
+        try ParameterCheck.probability(offsetThreshold, "offsetThreshold")
         if offsetThreshold > onsetThreshold {
             throw ParameterCheck.invalid(
                 "offsetThreshold", expected: "a probability ≤ onsetThreshold (\(onsetThreshold))",
-                got: Double(offsetThreshold))
+                got: "\(offsetThreshold)")
         }
         // Durations must be finite: each becomes look-ahead, and the smoother's buffer is sized by them.
         try ParameterCheck.duration(minSpeechDuration, "minSpeechDuration", allowsInfinity: false)
