@@ -1,0 +1,98 @@
+import EarshotCore
+
+/// When the ``Endpointer`` stops listening: the seed SDK's request properties (section 4.4.6 and
+/// table 5-2), and optionally a rule set in the style of Kaldi's online endpointer.
+///
+/// Durations are seconds of media time. ``infiniteInterval`` (the SDK's
+/// `ATTSpeechServiceInfiniteInterval`) disables `maxInitialSilence`, `endingSilence` and
+/// `maxRecordingTime`; `minRecordingTime` is disabled by 0 instead. Values are checked at init: a
+/// negative or NaN duration throws ``EarshotError/Code/invalidParameter`` naming the field.
+///
+/// Silence endpointing uses ``endpointRules``: when ``rules`` is empty, the one rule `endingSilence`
+/// stands for (`EndpointRule(requiresSpeech: true, minTrailingSilence: endingSilence,
+/// minUtteranceLength: 0)`); when rules are given they replace it, and `endingSilence` is not used.
+public struct EndpointerConfiguration: Sendable, Hashable {
+    /// The SDK's `ATTSpeechServiceInfiniteInterval`: as a duration, it disables the limit.
+    public static let infiniteInterval: Double = .infinity
+
+    /// Without speech by this time after the start, the interaction ends (`initialSilenceTimeout`).
+    /// Default 1.5 s.
+    public let maxInitialSilence: Double
+    /// Silence after speech that ends the utterance (`endingSilence`). Default 0.85 s.
+    public let endingSilence: Double
+    /// A manual stop earlier than this fails with `audioTooShort`, and no silence endpoint is taken
+    /// before it, so at least this much audio is captured. 0 disables it; it cannot be infinite.
+    /// Default 1.0 s.
+    public let minRecordingTime: Double
+    /// Capture stops here even while the user talks (`maxRecordingTime`). Default 25 s.
+    public let maxRecordingTime: Double
+    /// When no speech was heard, the interaction fails with `noAudio` instead of sending silence.
+    /// Default true.
+    public let cancelWhenSilent: Bool
+    /// Rules that replace the `endingSilence` rule when not empty. Default none.
+    public let rules: [EndpointRule]
+
+    /// A validated configuration; every argument defaults to the seed SDK's value.
+    public init(
+        maxInitialSilence: Double = 1.5,
+        endingSilence: Double = 0.85,
+        minRecordingTime: Double = 1.0,
+        maxRecordingTime: Double = 25,
+        cancelWhenSilent: Bool = true,
+        rules: [EndpointRule] = []
+    ) throws {
+        try ParameterCheck.duration(maxInitialSilence, "maxInitialSilence", allowsInfinity: true)
+        try ParameterCheck.duration(endingSilence, "endingSilence", allowsInfinity: true)
+        try ParameterCheck.duration(minRecordingTime, "minRecordingTime", allowsInfinity: false)
+        try ParameterCheck.duration(maxRecordingTime, "maxRecordingTime", allowsInfinity: true)
+        self.maxInitialSilence = maxInitialSilence
+        self.endingSilence = endingSilence
+        self.minRecordingTime = minRecordingTime
+        self.maxRecordingTime = maxRecordingTime
+        self.cancelWhenSilent = cancelWhenSilent
+        self.rules = rules
+    }
+
+    /// The rules the endpointer starts with: ``rules``, or when that is empty the `endingSilence` rule.
+    public var endpointRules: [EndpointRule] {
+        if !rules.isEmpty { return rules }
+        // endingSilence was checked at init, so the rule is valid.
+        return [EndpointRule(unchecked: true, minTrailingSilence: endingSilence, minUtteranceLength: 0)]
+    }
+}
+
+/// One condition for ending on silence, after Kaldi's online endpointer rules.
+///
+/// A rule holds at a decision when speech has been seen (or the rule does not require it), the
+/// trailing silence is at least ``minTrailingSilence``, and the utterance is at least
+/// ``minUtteranceLength`` long. The endpoint fires when any rule holds. Trailing silence runs from the
+/// end of the last speech (from the start while there has been none) to the end of the decision; the
+/// utterance runs from the start of the first speech to the end of the decision, and is 0 before any
+/// speech. So "end long utterances after shorter pauses" is two rules:
+/// `(true, 1.0, 0)` and `(true, 0.5, 5.0)`.
+///
+/// Kaldi's rules also weigh the decoder's confidence, which a VAD does not have; a rule with
+/// `minTrailingSilence` 0 fires even during speech, as Kaldi's length rule does.
+public struct EndpointRule: Sendable, Hashable {
+    /// Whether speech must have been heard for the rule to hold.
+    public let requiresSpeech: Bool
+    /// Seconds of trailing silence needed, ≥ 0 or infinite (the rule never holds).
+    public let minTrailingSilence: Double
+    /// Seconds of utterance needed, ≥ 0 or infinite (the rule never holds).
+    public let minUtteranceLength: Double
+
+    /// A validated rule: a negative or NaN duration throws ``EarshotError/Code/invalidParameter``
+    /// naming the field.
+    public init(requiresSpeech: Bool, minTrailingSilence: Double, minUtteranceLength: Double) throws {
+        try ParameterCheck.duration(minTrailingSilence, "minTrailingSilence", allowsInfinity: true)
+        try ParameterCheck.duration(minUtteranceLength, "minUtteranceLength", allowsInfinity: true)
+        self.init(
+            unchecked: requiresSpeech, minTrailingSilence: minTrailingSilence, minUtteranceLength: minUtteranceLength)
+    }
+
+    init(unchecked requiresSpeech: Bool, minTrailingSilence: Double, minUtteranceLength: Double) {
+        self.requiresSpeech = requiresSpeech
+        self.minTrailingSilence = minTrailingSilence
+        self.minUtteranceLength = minUtteranceLength
+    }
+}
