@@ -51,4 +51,36 @@ public enum SpeechSegments {
         else { return nil }
         return first * frame..<min(samples.count, (last + 1) * frame)
     }
+
+    /// The active stretches of a clean signal, in seconds: runs of 10 ms frames within `floorDB` of
+    /// the loudest frame, with pauses under `gap` merged. Its hull is ``activeRange(of:sampleRate:floorDB:)``.
+    public static func activeSegments(
+        of samples: [Float], sampleRate: Int, floorDB: Double = -45, gap: Double = defaultMergeGap
+    ) -> [LabeledSegment] {
+        let frame = max(1, sampleRate / 100)
+        var loudest = 0.0
+        var energies: [Double] = []
+        var start = 0
+        while start < samples.count {
+            let end = min(samples.count, start + frame)
+            var sum = 0.0
+            for index in start..<end { sum += Double(samples[index]) * Double(samples[index]) }
+            energies.append(sum / Double(end - start))
+            loudest = max(loudest, energies[energies.count - 1])
+            start = end
+        }
+        guard loudest > 0 else { return [] }
+        let threshold = loudest * pow(10, floorDB / 10)
+        var segments: [LabeledSegment] = []
+        for (index, energy) in energies.enumerated() where energy >= threshold {
+            let begin = Double(index * frame) / Double(sampleRate)
+            let end = Double(min(samples.count, (index + 1) * frame)) / Double(sampleRate)
+            if let last = segments.last, last.end >= begin {
+                segments[segments.count - 1].end = end
+            } else {
+                segments.append(LabeledSegment(start: begin, end: end))
+            }
+        }
+        return merged(segments, gap: gap)
+    }
 }

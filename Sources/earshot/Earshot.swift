@@ -16,7 +16,7 @@ struct Earshot: ParsableCommand {
             cannot be written); 3 recognizer or model error; 4 a batch in which some items failed.
             """,
         version: "0.1.0",
-        subcommands: [Transcribe.self, Info.self, Level.self, Encode.self, Decode.self]
+        subcommands: [Transcribe.self, Info.self, Level.self, Encode.self, Decode.self, CorpusCommand.self]
     )
 
     /// Runs the command, turning every failure into one line on standard error and a documented exit code.

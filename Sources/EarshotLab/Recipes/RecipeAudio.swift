@@ -45,7 +45,7 @@ public enum RecipeAudio {
     }
 
     /// Seconds to a sample count at 16 kHz.
-    static func frames(_ seconds: Double) -> Int { Int((seconds * Double(sampleRate)).rounded()) }
+    public static func frames(_ seconds: Double) -> Int { Int((seconds * Double(sampleRate)).rounded()) }
     /// A sample count to seconds at 16 kHz.
-    static func seconds(_ frames: Int) -> Double { Double(frames) / Double(sampleRate) }
+    public static func seconds(_ frames: Int) -> Double { Double(frames) / Double(sampleRate) }
 }
