@@ -261,7 +261,7 @@ public final class PocketSphinxRecognizer: Recognizer {
     ///
     /// All strings share one NUL-separated allocation freed on return; `cmd_ln_parse_r` copies every
     /// name and value it keeps (checked under valgrind with sphinxbase 5prealpha), so nothing dangles.
-    private static func withArgumentVector<Result>(
+    static func withArgumentVector<Result>(
         _ arguments: [String], _ body: (Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Result
     ) -> Result {
         var storage: [CChar] = []
@@ -279,4 +279,4 @@ public final class PocketSphinxRecognizer: Recognizer {
 
 /// PocketSphinx logs configuration and progress to stderr unless told otherwise. Its log target is
 /// process-wide, so it is switched off once, under Swift's thread-safe global initialisation.
-private let pocketSphinxLogSilenced: Void = err_set_logfp(nil)
+let pocketSphinxLogSilenced: Void = err_set_logfp(nil)

@@ -1,0 +1,54 @@
+import EarshotCore
+import Foundation
+
+/// A labelled corpus: a folder of audio files and its `manifest.jsonl` (see ``CorpusEntry``).
+public struct Corpus: Sendable, Equatable {
+    /// The manifest's file name inside the corpus folder.
+    public static let manifestName = "manifest.jsonl"
+
+    /// The corpus folder; entry paths are relative to it.
+    public var directory: String
+    /// The entries, in manifest order.
+    public var entries: [CorpusEntry]
+
+    public init(directory: String, entries: [CorpusEntry]) {
+        self.directory = directory
+        self.entries = entries
+    }
+
+    /// The manifest's path.
+    public var manifestPath: String { directory + "/" + Self.manifestName }
+
+    /// The absolute (or working-directory-relative) path of an entry's audio.
+    public func audioPath(of entry: CorpusEntry) -> String { directory + "/" + entry.path }
+
+    /// Reads and validates `directory/manifest.jsonl` (see ``ManifestReader`` for the checks), and
+    /// checks that every audio file it lists exists. Errors are `.invalidInput` and name the manifest,
+    /// the line and the field.
+    public static func load(directory: String) throws -> Corpus {
+        let manifest = directory + "/" + manifestName
+        guard let data = FileManager.default.contents(atPath: manifest) else {
+            throw EarshotError(
+                .invalidInput, "\(manifest): cannot read the corpus manifest (missing or unreadable)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw EarshotError(.invalidInput, "\(manifest): is not UTF-8 text")
+        }
+        let numbered = try ManifestReader.numberedEntries(from: text, name: manifest)
+        for (line, entry) in numbered where !FileManager.default.isReadableFile(atPath: directory + "/" + entry.path) {
+            throw ManifestReader.failure(manifest, line, "path", "audio file \(directory)/\(entry.path) is missing")
+        }
+        return Corpus(directory: directory, entries: numbered.map(\.entry))
+    }
+
+    /// Writes the manifest atomically with ``ManifestWriter``.
+    public func writeManifest() throws {
+        try ManifestWriter.write(entries, to: manifestPath)
+    }
+
+    /// Total audio, in seconds.
+    public var totalDuration: Double { entries.map(\.duration).reduce(0, +) }
+
+    /// Total labelled speech, in seconds.
+    public var totalSpeech: Double { entries.flatMap(\.speech).map(\.duration).reduce(0, +) }
+}

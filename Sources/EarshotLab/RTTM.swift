@@ -1,0 +1,52 @@
+import EarshotCore
+import Foundation
+
+/// RTTM speech segments (`SPEAKER` lines; other line types, such as `SPKR-INFO`, are skipped).
+public enum RTTM {
+    /// The segments of one recording in an RTTM file.
+    public struct Recording: Sendable, Equatable {
+        public var fileID: String
+        public var segments: [LabeledSegment]
+        public init(fileID: String, segments: [LabeledSegment]) {
+            self.fileID = fileID
+            self.segments = segments
+        }
+    }
+
+    /// One `SPEAKER` line per segment, channel 1, speaker name `speech`.
+    public static func text(for segments: [LabeledSegment], fileID: String) -> String {
+        segments.map {
+            "SPEAKER \(fileID) 1 \(SegmentFormat.seconds($0.start)) \(SegmentFormat.seconds($0.end - $0.start)) "
+                + "<NA> <NA> speech <NA> <NA>\n"
+        }.joined()
+    }
+
+    /// Parses `SPEAKER` lines, grouped by file id in order of first appearance; segments of all
+    /// speakers are kept (speech activity does not care who speaks), sorted and with overlaps merged.
+    public static func parse(_ text: String, name: String) throws -> [Recording] {
+        var recordings: [Recording] = []
+        var index: [String: Int] = [:]
+        for (line, content) in SegmentFormat.numberedLines(text) {
+            let fields = content.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.first == "SPEAKER" else { continue }
+            guard fields.count >= 5 else {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(name), line \(line): expected \"SPEAKER file channel start duration …\" (at least 5 fields), "
+                        + "found \(fields.count)")
+            }
+            let start = try SegmentFormat.time(fields[3], name: name, line: line, what: "start")
+            let duration = try SegmentFormat.time(fields[4], name: name, line: line, what: "duration")
+            guard duration > 0 else {
+                throw EarshotError(.invalidInput, "\(name), line \(line): duration \(duration) is not positive")
+            }
+            let fileID = String(fields[1])
+            if index[fileID] == nil {
+                index[fileID] = recordings.count
+                recordings.append(Recording(fileID: fileID, segments: []))
+            }
+            recordings[index[fileID]!].segments.append(LabeledSegment(start: start, end: start + duration))
+        }
+        return recordings.map { Recording(fileID: $0.fileID, segments: SpeechSegments.merged($0.segments, gap: 0)) }
+    }
+}

@@ -1,0 +1,157 @@
+import CPocketSphinx
+import EarshotCore
+import Foundation
+
+/// Finds when each word of a known transcript is spoken, by decoding with a grammar that accepts
+/// only that transcript.
+///
+/// Method: the transcript's words become a linear JSGF grammar (`public <utterance> = w1 w2 … wn;`),
+/// set as PocketSphinx's search (`ps_set_jsgf_string`, `ps_set_search`). The finite-state search
+/// inserts optional silence and filler (breath, noise) between words on its own, so pauses are
+/// absorbed rather than forced into a word. The whole file is decoded in one call, and each word's
+/// start and end frame is read from the best path (`ps_seg_iter`, `ps_seg_frames`).
+///
+/// Precision: PocketSphinx works in 10 ms frames, so times are multiples of 10 ms. The boundary
+/// error against known boundaries is typically a few tens of milliseconds (measured in
+/// `ForcedAlignerTests` and `corpora/README.md` on synthesized speech, whose true extent is known
+/// exactly); it is largest at word edges made of low-energy sounds (fricatives, breathy onsets),
+/// which the acoustic model may hand to the neighbouring silence.
+///
+/// Contract: mono audio at the model's rate (16 kHz for Debian's en-us model). Every word must be
+/// in the dictionary: a missing one is reported by name (`.invalidInput`) before decoding. If the
+/// search cannot reach the end of the grammar (the audio does not contain the transcript, or is too
+/// short), alignment fails with `.recognizerFailed` rather than returning a partial answer.
+/// Not thread-safe: one aligner per task.
+public final class ForcedAligner {
+    /// One aligned word, in seconds from the start of the audio.
+    public struct Word: Sendable, Equatable {
+        public var word: String
+        public var start: Double
+        public var end: Double
+        public init(word: String, start: Double, end: Double) {
+            self.word = word
+            self.start = start
+            self.end = end
+        }
+    }
+
+    public let configuration: PocketSphinxConfiguration
+    /// The rate the audio must be at.
+    public let format: AudioFormat
+    private let decoder: OpaquePointer
+    private let samplesPerFrame: Int
+    private static let searchName = "earshot_alignment"
+
+    /// Loads the acoustic model and dictionary of `configuration` (its language model is not used).
+    public init(configuration: PocketSphinxConfiguration = .default) throws {
+        try configuration.validate()
+        _ = pocketSphinxLogSilenced
+        let arguments = [
+            "-hmm", configuration.acousticModel, "-dict", configuration.dictionary,
+            "-beam", "\(configuration.beam)", "-wbeam", "\(configuration.wordBeam)",
+        ]
+        let parsed = PocketSphinxRecognizer.withArgumentVector(arguments) { argc, argv in
+            cmd_ln_parse_r(nil, ps_args(), argc, argv, 1)
+        }
+        guard let commandLine = parsed else {
+            throw EarshotError(
+                .modelUnavailable, "PocketSphinx rejected its arguments: \(arguments.joined(separator: " "))")
+        }
+        defer { cmd_ln_free_r(commandLine) }
+        guard let decoder = ps_init(commandLine) else {
+            throw EarshotError(
+                .modelUnavailable,
+                "PocketSphinx could not load the acoustic model \(configuration.acousticModel) "
+                    + "with dictionary \(configuration.dictionary)")
+        }
+        let loaded = ps_get_config(decoder)
+        let sampleRate = Int(cmd_ln_float_r(loaded, "-samprate"))
+        let frameRate = Int(cmd_ln_int_r(loaded, "-frate"))
+        guard frameRate > 0, sampleRate % frameRate == 0,
+            let format = try? AudioFormat(sampleRate: sampleRate, channelCount: 1)
+        else {
+            ps_free(decoder)
+            throw EarshotError(
+                .modelUnavailable,
+                "PocketSphinx model \(configuration.acousticModel) runs at \(sampleRate) Hz and \(frameRate) frames/s")
+        }
+        self.configuration = configuration
+        self.decoder = decoder
+        self.format = format
+        samplesPerFrame = sampleRate / frameRate
+    }
+
+    deinit { ps_free(decoder) }
+
+    /// The words of `transcript` as the dictionary spells them: lowercased, split on white space.
+    public static func words(in transcript: String) -> [String] {
+        transcript.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
+    }
+
+    /// Aligns `transcript` to `samples` (mono, at ``format``'s rate, in [-1, 1]).
+    ///
+    /// Returns one entry per transcript word, in order, with times in seconds from the first sample.
+    public func align(transcript: String, samples: [Float]) throws -> [Word] {
+        let words = Self.words(in: transcript)
+        guard !words.isEmpty else {
+            throw EarshotError(.invalidParameter, "forced alignment: the transcript is empty")
+        }
+        for word in words {
+            guard word.allSatisfy({ $0.isLetter || $0 == "'" || $0 == "-" || $0.isNumber }),
+                let phones = ps_lookup_word(decoder, word)
+            else {
+                throw EarshotError(
+                    .invalidInput,
+                    "forced alignment: the word \"\(word)\" is not in the dictionary \(configuration.dictionary)")
+            }
+            free(phones)
+        }
+        guard samples.count >= samplesPerFrame * 10 else {
+            throw EarshotError(.invalidInput, "forced alignment: \(samples.count) samples is too short to align")
+        }
+        let grammar = "#JSGF V1.0;\ngrammar alignment;\npublic <utterance> = \(words.joined(separator: " "));\n"
+        guard ps_set_jsgf_string(decoder, Self.searchName, grammar) == 0,
+            ps_set_search(decoder, Self.searchName) == 0
+        else {
+            throw EarshotError(.recognizerFailed, "forced alignment: PocketSphinx rejected the grammar \(grammar)")
+        }
+        let pcm = samples.map(PCM.int16)
+        guard ps_start_utt(decoder) >= 0 else {
+            throw EarshotError(.recognizerFailed, "forced alignment: PocketSphinx could not start an utterance")
+        }
+        let processed = pcm.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 1) }
+        let ended = ps_end_utt(decoder)
+        guard processed >= 0, ended >= 0 else {
+            throw EarshotError(.recognizerFailed, "forced alignment: PocketSphinx failed to decode the audio")
+        }
+        let aligned = alignedWords(sampleCount: samples.count)
+        guard aligned.map(\.word) == words else {
+            throw EarshotError(
+                .recognizerFailed,
+                "forced alignment: the search did not reach the end of the transcript (aligned "
+                    + "\(aligned.count) of \(words.count) words); the audio may not contain it")
+        }
+        return aligned
+    }
+
+    /// The best path's words (fillers and silences left out), with times clamped to the audio.
+    private func alignedWords(sampleCount: Int) -> [Word] {
+        let rate = Double(format.sampleRate)
+        let duration = Double(sampleCount) / rate
+        var words: [Word] = []
+        var segment = ps_seg_iter(decoder)
+        while let current = segment {
+            defer { segment = ps_seg_next(current) }
+            guard let reported = ps_seg_word(current),
+                let word = PocketSphinxRecognizer.spokenWord(String(cString: reported))
+            else { continue }
+            var first: Int32 = 0
+            var last: Int32 = 0
+            ps_seg_frames(current, &first, &last)
+            let start = min(Double(Int(first) * samplesPerFrame) / rate, duration)
+            let end = min(Double((Int(last) + 1) * samplesPerFrame) / rate, duration)
+            words.append(Word(word: word, start: start, end: end))
+        }
+        return words
+    }
+}
