@@ -62,8 +62,8 @@ struct Sweep: ParsableCommand {
         let corpus = try Corpus.load(directory: corpus)
         let base = EvaluationSettings(
             detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration())
-        var parameters = base.parameters
-        for axis in grid.axes { parameters[axis.parameter.rawValue] = nil }
+        let varied = Set(grid.axes.map(\.parameter.rawValue))
+        let parameters = base.parameters.filter { !varied.contains($0.key) }
         let start =
             resume && FileManager.default.fileExists(atPath: output)
             ? try SweepTable.resume(grid: grid, from: output, format: format) : SweepTable(grid: grid)
