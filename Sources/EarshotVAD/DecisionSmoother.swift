@@ -44,6 +44,8 @@ public struct DecisionSmoother: AudioStage, Sendable {
     private var nextOutputStart: MediaTime?
     /// End of the newest frame received.
     private var newestEnd: MediaTime?
+    /// A frame shorter than a hop ends the stream: nothing may follow it.
+    private var sawShortFrame = false
 
     /// A smoother for frames of `hopLength` samples at `sampleRate`. Throws
     /// ``EarshotError/Code/invalidParameter`` naming `sampleRate` or `hopLength` when either is not positive.
@@ -82,6 +84,7 @@ public struct DecisionSmoother: AudioStage, Sendable {
 
     public mutating func process(_ frame: VADFrame, into output: inout StageOutput<VADDecision>) throws {
         try check(frame)
+        sawShortFrame = frame.frameCount < hopLength
         if nextOutputStart == nil { nextOutputStart = frame.start }
         newestEnd = frame.end
         pending[(head + pendingCount) % pending.count] = frame.probability
@@ -114,21 +117,25 @@ public struct DecisionSmoother: AudioStage, Sendable {
             let probability = pending[head]
             head = (head + 1) % pending.count
             pendingCount -= 1
+            // Only the last frame can be short, and it ends at the newest end seen.
+            let count = min(hopLength, Int(decidedAt.frame - start.frame))
             output.emit(
                 VADDecision(
-                    start: start, frameCount: hopLength, isSpeech: run.isSpeech, probability: probability,
+                    start: start, frameCount: count, isSpeech: run.isSpeech, probability: probability,
                     decidedAt: decidedAt))
-            start = start.advanced(by: Int64(hopLength))
+            start = start.advanced(by: Int64(count))
         }
         nextOutputStart = start
     }
 
     private func check(_ frame: VADFrame) throws {
-        if frame.start.sampleRate != sampleRate || frame.frameCount != hopLength {
+        // Every frame is a whole hop except the stream's last, which covers what is left (see VADStage).
+        if frame.start.sampleRate != sampleRate || !(1...hopLength).contains(frame.frameCount) || sawShortFrame {
             throw EarshotError(
                 .invalidInput,
-                "VADFrame: expected \(hopLength) samples at \(sampleRate) Hz, got \(frame.frameCount) at "
-                    + "\(frame.start.sampleRate) Hz")
+                "VADFrame: expected \(hopLength) samples at \(sampleRate) Hz (fewer only in the last frame), got "
+                    + "\(frame.frameCount) at \(frame.start.sampleRate) Hz"
+                    + (sawShortFrame ? " after a short final frame" : ""))
         }
         if let expected = newestEnd, frame.start != expected {
             throw EarshotError(

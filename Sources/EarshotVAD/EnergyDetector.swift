@@ -55,6 +55,8 @@ public struct EnergyDetector: VoiceActivityDetector, Sendable {
 
     /// Energy below this (−120 dBFS) is treated as this, so digital silence has a finite level.
     private static let minimumEnergy: Float = 1e-12
+    /// Below this level (dBFS) a frame holds no signal: 16-bit quantisation noise is about −101 dBFS.
+    static let digitalSilence: Float = -90
     private let risePerFrame: Float
 
     /// Creates a detector for `sampleRate`; throws `.unsupportedFormat` for rates outside 8–48 kHz and
@@ -88,6 +90,9 @@ public struct EnergyDetector: VoiceActivityDetector, Sendable {
 
     public mutating func probability(of frame: UnsafeBufferPointer<Float>) -> Float {
         let energy = Self.decibels(meanSquare: Self.meanSquare(frame))
+        // Digital silence (edited gaps, muted input) is no evidence about the noise: letting the floor
+        // fall into it would make the room tone that follows look like speech for many seconds.
+        if energy < Self.digitalSilence { return 0 }
         var floor = noiseFloor ?? energy
         if energy < floor {
             floor += configuration.fallRate * (energy - floor)

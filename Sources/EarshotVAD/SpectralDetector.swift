@@ -171,6 +171,11 @@ public final class SpectralDetector: VoiceActivityDetector {
     public func probability(of frame: UnsafeBufferPointer<Float>) -> Float {
         precondition(
             frame.count == frameLength, "spectral VAD: frame of \(frame.count) samples; expected \(frameLength)")
+        // Digital silence says nothing about the noise; adapting to it would make the room tone after an
+        // edited gap look like speech (see EnergyDetector.digitalSilence).
+        if EnergyDetector.decibels(meanSquare: EnergyDetector.meanSquare(frame)) < EnergyDetector.digitalSilence {
+            return 0
+        }
         for index in 0..<frameLength { input[index] = frame[index] * window[index] }
         fftwf_execute(plan)
         bandPowers()

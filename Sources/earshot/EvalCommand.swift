@@ -63,7 +63,8 @@ struct Eval: ParsableCommand {
         if let predictions {
             let tracks = try corpus.entries.map { try PredictionFiles.track(for: $0, in: predictions) }
             let settings = EvaluationSettings(smoothing: base, endpointer: endpointer)
-            reports.append(try Evaluation.score(tracks, corpus: corpus, settings: settings, name: "predictions", jobs: jobs))
+            reports.append(
+                try Evaluation.score(tracks, corpus: corpus, settings: settings, name: "predictions", jobs: jobs))
         } else {
             for kind in detector {
                 progress.begin(kind.rawValue)
@@ -72,7 +73,8 @@ struct Eval: ParsableCommand {
                     progress.update(done: $0, of: total)
                 }
                 let settings = EvaluationSettings(detector: kind, smoothing: base, endpointer: endpointer)
-                var report = try Evaluation.score(tracks, corpus: corpus, settings: settings, name: kind.rawValue, jobs: jobs)
+                var report = try Evaluation.score(
+                    tracks, corpus: corpus, settings: settings, name: kind.rawValue, jobs: jobs)
                 report.detectorSeconds = cpuSeconds
                 reports.append(report)
             }

@@ -8,23 +8,29 @@ enum EvalTable {
         var text = String(
             format: "%@: %d files, %.1f min, %.0f%% speech\n\n", corpus.directory, corpus.entries.count, minutes,
             corpus.totalDuration > 0 ? corpus.totalSpeech / corpus.totalDuration * 100 : 0)
-        text += "frames (10 ms)   precision  recall     F1  false-alarm   AP    start |err| p90  bias    end |err| p90  bias\n"
+        text +=
+            "frames (10 ms)   precision  recall     F1  false-alarm   AP    start |err| p90  bias    end |err| p90  bias\n"
         for report in reports {
             let start = report.boundaries.start
             let end = report.boundaries.end
-            text += pad(report.name, 16)
+            text +=
+                pad(report.name, 16)
                 + [report.frames.precision, report.frames.recall, report.frames.f1].map { cell($0, 3, 9) }.joined()
                 + cell(report.frames.falseAlarmRate, 3, 11) + cell(report.probabilities.averagePrecision(), 3, 7)
-                + milliseconds(start.meanAbsolute, 10) + milliseconds(start.p90Absolute, 5) + milliseconds(start.bias, 6)
-                + milliseconds(end.meanAbsolute, 10) + milliseconds(end.p90Absolute, 5) + milliseconds(end.bias, 6) + "\n"
+                + milliseconds(start.meanAbsolute, 10) + milliseconds(start.p90Absolute, 5)
+                + milliseconds(start.bias, 6)
+                + milliseconds(end.meanAbsolute, 10) + milliseconds(end.p90Absolute, 5) + milliseconds(end.bias, 6)
+                + "\n"
         }
         text += "\nendpointing      latency median   p90   truncated  false-start  wrong-NoAudio  no-endpoint   speed\n"
         for report in reports {
             let metrics = report.endpointing
-            text += pad(report.name, 16) + milliseconds(metrics.latency.median, 15) + milliseconds(metrics.latency.p90, 6)
+            text +=
+                pad(report.name, 16) + milliseconds(metrics.latency.median, 15) + milliseconds(metrics.latency.p90, 6)
                 + percent(metrics.truncationRate, 12) + percent(metrics.falseStartRate, 13)
                 + percent(metrics.wrongNoAudioRate, 15) + percent(metrics.missedEndpointRate, 13)
-                + (report.realTimeFactor.map { String(format: "%9.0f×", $0) } ?? String(repeating: " ", count: 10)) + "\n"
+                + (report.realTimeFactor.map { String(format: "%9.0f×", $0) } ?? String(repeating: " ", count: 10))
+                + "\n"
         }
         text += "\nTimes in ms; boundary errors: mean and p90 of |predicted − labelled|, bias = mean signed (+ late).\n"
         text += "Speed: seconds of audio per CPU second, decoding and resampling included.\n"

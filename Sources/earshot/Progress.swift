@@ -42,7 +42,8 @@ struct Progress {
 /// A progress bar over a count of items (files, sweep rows) with ETA, on standard error, only when it is
 /// a terminal; safe to update from several threads.
 final class CountProgress: @unchecked Sendable {
-    private let enabled = isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["EARSHOT_NO_PROGRESS"] == nil
+    private let enabled =
+        isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["EARSHOT_NO_PROGRESS"] == nil
     private let lock = NSLock()
     private var started = Date()
     private var lastDraw = Date.distantPast

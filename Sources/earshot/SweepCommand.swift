@@ -30,10 +30,15 @@ struct Sweep: ParsableCommand {
     @Argument(help: "A corpus folder holding manifest.jsonl.")
     var corpus: String
 
-    @Option(name: .customLong("grid"), help: "A parameter and its values, NAME=V1,V2,… or NAME=START:STOP:STEP (repeatable).")
+    @Option(
+        name: .customLong("grid"),
+        help: "A parameter and its values, NAME=V1,V2,… or NAME=START:STOP:STEP (repeatable).")
     var grid: [String] = []
 
-    @Option(help: "Detector for settings that do not vary it: \(DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(
+        help:
+            "Detector for settings that do not vary it: \(DetectorKind.allCases.map(\.rawValue).joined(separator: ", "))."
+    )
     var detector: DetectorKind = .spectral
 
     @OptionGroup var smoothing: SmoothingOptions

@@ -33,7 +33,8 @@ struct VAD: ParsableCommand {
 
     @OptionGroup var layout: InputLayoutOptions
 
-    @Option(help: "Detector: \(DetectorKind.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ")).")
+    @Option(
+        help: "Detector: \(DetectorKind.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ")).")
     var detector: DetectorKind = .spectral
 
     @OptionGroup var smoothing: SmoothingOptions

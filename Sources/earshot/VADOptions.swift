@@ -39,7 +39,8 @@ struct SmoothingOptions: ParsableArguments {
         return try SmoothingConfiguration(
             onsetThreshold: onset,
             offsetThreshold: offsetThreshold
-                ?? (onsetThreshold == nil ? defaults.offsetThreshold : max(0, onset - EvaluationSettings.hysteresisGap)),
+                ?? (onsetThreshold == nil
+                    ? defaults.offsetThreshold : max(0, onset - EvaluationSettings.hysteresisGap)),
             minSpeechDuration: minSpeechDuration ?? defaults.minSpeechDuration,
             minSilenceDuration: minSilenceDuration ?? defaults.minSilenceDuration,
             speechPadBefore: speechPadBefore ?? defaults.speechPadBefore,
@@ -55,15 +56,18 @@ struct EndpointingOptions: ParsableArguments {
         help: "No speech by then ends the interaction, seconds or inf. Default 1.5.")
     var maxInitialSilence: Double = 1.5
 
-    @Option(name: .customLong("endingSilence"), help: "Silence after speech that ends it, seconds or inf. Default 0.85.")
+    @Option(
+        name: .customLong("endingSilence"), help: "Silence after speech that ends it, seconds or inf. Default 0.85.")
     var endingSilence: Double = 0.85
 
     @Option(
-        name: .customLong("minRecordingTime"), help: "A stop before this gives AudioTooShort, seconds (0: off). Default 1.")
+        name: .customLong("minRecordingTime"),
+        help: "A stop before this gives AudioTooShort, seconds (0: off). Default 1.")
     var minRecordingTime: Double = 1.0
 
     @Option(
-        name: .customLong("maxRecordingTime"), help: "Capture stops here even during speech, seconds or inf. Default 25.")
+        name: .customLong("maxRecordingTime"),
+        help: "Capture stops here even during speech, seconds or inf. Default 25.")
     var maxRecordingTime: Double = 25
 
     @Option(
@@ -91,8 +95,10 @@ struct EndpointingOptions: ParsableArguments {
         guard fields.count == 3, ["speech", "any"].contains(fields[0]), let trailing = Double(fields[1]),
             let length = Double(fields[2])
         else {
-            throw EarshotError(.invalidParameter, "--rule '\(text)': expected SPEECH:TRAILING:LENGTH, e.g. speech:0.5:5")
+            throw EarshotError(
+                .invalidParameter, "--rule '\(text)': expected SPEECH:TRAILING:LENGTH, e.g. speech:0.5:5")
         }
-        return try EndpointRule(requiresSpeech: fields[0] == "speech", minTrailingSilence: trailing, minUtteranceLength: length)
+        return try EndpointRule(
+            requiresSpeech: fields[0] == "speech", minTrailingSilence: trailing, minUtteranceLength: length)
     }
 }

@@ -35,6 +35,22 @@ struct DecisionSmootherTests {
         #expect(decisions.map(\.probability) == [0, 0.6, 0.4, 0.4, 0.3, 0.4, 0.6, 0.4, 0.2])
     }
 
+    @Test func theStreamsLastFrameMayBeShortAndItsDecisionIsToo() throws {
+        // VADStage ends a stream that is not a whole number of hops with a short frame.
+        var frames = Script.frames("99")
+        frames.append(VADFrame(start: frames[1].end, frameCount: Script.hop / 4, probability: 0.9))
+        var smoother = try Self.smoother(Self.plain)
+        var output = StageOutput<VADDecision>()
+        for frame in frames { try smoother.process(frame, into: &output) }
+        try smoother.finish(into: &output)
+        #expect(output.items.map(\.frameCount) == [Script.hop, Script.hop, Script.hop / 4])
+        #expect(output.items.last?.end == frames.last?.end)
+        // Nothing may follow a short frame: it was the end of the stream.
+        let after = VADFrame(start: frames[2].end, frameCount: Script.hop, probability: 0)
+        let error = try thrownEarshotError { try smoother.process(after, into: &output) }
+        #expect(error?.code == .invalidInput)
+    }
+
     @Test func probabilityAtOnsetIsSpeech() throws {
         #expect(Script.labels(try Self.smooth("5_", Self.plain)) == "S_")
     }
@@ -146,7 +162,9 @@ struct DecisionSmootherTests {
         let hop = try thrownEarshotError {
             _ = try smoother.process(VADFrame(start: Script.t(510), frameCount: 320, probability: 0))
         }
-        #expect(hop?.message == "VADFrame: expected 160 samples at 16000 Hz, got 320 at 16000 Hz")
+        #expect(
+            hop?.message
+                == "VADFrame: expected 160 samples at 16000 Hz (fewer only in the last frame), got 320 at 16000 Hz")
     }
 
     @Test func badHopIsNamed() throws {

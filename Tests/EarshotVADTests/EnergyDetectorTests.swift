@@ -72,3 +72,26 @@ import Testing
         #expect(error.message.contains("fallRate"))
     }
 }
+
+@Suite struct DigitalSilenceTests {
+    /// Speech-like bursts separated by digital zero, then room tone at −66 dBFS: the tone is not speech,
+    /// because no detector adapts its noise estimate to a gap that holds no signal.
+    @Test(arguments: [DetectorKind.energy, .spectral])
+    func roomToneAfterAnEditedGapIsNotSpeech(kind: DetectorKind) throws {
+        let format = AudioFormat.wideband
+        let tone = { (seconds: Double, seed: UInt64) in
+            Signal.whiteNoise(amplitude: 0.0005 * 1.732, seconds: seconds, format: format, seed: seed).samples
+        }
+        let burst = Signal.sine(frequency: 300, peakDBFS: -10, seconds: 0.4, format: format).samples
+        let zero = [Float](repeating: 0, count: 8_000)
+        let samples = tone(1.0, 1) + burst + zero + burst + tone(3.0, 2)
+        let stage = try VADStage(detector: kind.makeDetector(sampleRate: 16_000))
+        var output = StageOutput<VADFrame>()
+        try stage.process(AudioBuffer(format: format, samples: samples), into: &output)
+        try stage.finish(into: &output)
+        // The last 2 s of room tone: at most a few stray frames above 0.5.
+        let tail = output.items.filter { $0.start.seconds >= 3.0 }
+        let speech = tail.filter { $0.probability >= 0.5 }.count
+        #expect(speech <= tail.count / 20, "\(speech) of \(tail.count) room-tone frames called speech")
+    }
+}

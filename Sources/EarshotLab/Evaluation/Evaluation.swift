@@ -1,7 +1,7 @@
 import EarshotCore
-import Synchronization
 import EarshotVAD
 import Foundation
+import Synchronization
 
 /// What `earshot eval` reports for one detector (or one set of prediction files) over a corpus.
 public struct DetectorReport: Sendable {
@@ -46,10 +46,11 @@ public enum Evaluation {
             let path = corpus.audioPath(of: corpus.entries[index])
             return try DetectorTrack.compute(path: path, detector: detector)
         } completed: { _, _ in
-            progress(finished.withLock { count in
-                count += 1
-                return count
-            })
+            progress(
+                finished.withLock { count in
+                    count += 1
+                    return count
+                })
         }
         return (tracks, processCPUSeconds() - started)
     }

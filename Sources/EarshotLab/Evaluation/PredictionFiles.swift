@@ -15,7 +15,9 @@ public enum PredictionFiles {
             let probPath = directory + "/" + stem + ".prob"
             if FileManager.default.fileExists(atPath: probPath) { return try probabilities(at: probPath) }
             let csvPath = directory + "/" + stem + ".csv"
-            if FileManager.default.fileExists(atPath: csvPath) { return try segments(at: csvPath, duration: entry.duration) }
+            if FileManager.default.fileExists(atPath: csvPath) {
+                return try segments(at: csvPath, duration: entry.duration)
+            }
         }
         throw EarshotError(
             .invalidInput, "\(directory): no predictions for \(entry.path) (expected \(base).prob or \(base).csv)")

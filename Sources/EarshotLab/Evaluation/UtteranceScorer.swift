@@ -21,7 +21,9 @@ public enum UtteranceScorer {
     ) throws -> FileScore {
         let replay = try track.replay(
             smoothing: settings.smoothing, endpointer: settings.endpointer, keepingDecisions: scope == .everything)
-        let segments = replay.decisions.speechSegments().map { LabeledSegment(start: $0.lowerBound.seconds, end: $0.upperBound.seconds) }
+        let segments = replay.decisions.speechSegments().map {
+            LabeledSegment(start: $0.lowerBound.seconds, end: $0.upperBound.seconds)
+        }
         let events = replay.events
 
         var score = FileScore(utterance: utteranceResult(entry, events), segments: segments)
