@@ -85,6 +85,8 @@ public final class SpectralDetector: VoiceActivityDetector {
     private let previousMinimum: UnsafeMutablePointer<Float>
     private var frameIndex = 0
 
+    /// Frames whose mean is the initial noise estimate (100 ms).
+    static let initialFrames = 10
     /// Frames per minimum-statistics sub-window (1.5 s); the minimum spans the last one to two.
     private static let minimumWindowFrames = 150
     /// Band power floor, far below any real signal on FFTW's unnormalised scale, so silence divides safely.
@@ -179,17 +181,23 @@ public final class SpectralDetector: VoiceActivityDetector {
         for index in 0..<frameLength { input[index] = frame[index] * window[index] }
         fftwf_execute(plan)
         bandPowers()
-        if frameIndex == 0 {
+        if frameIndex <= 1 {
+            // Frame 0 is partly the zeros before the stream; frame 1 is the first whole window.
             for band in 0..<bandCount {
                 noise[band] = power[band]
                 smoothed[band] = power[band]
                 currentMinimum[band] = power[band]
                 previousMinimum[band] = power[band]
             }
+        } else if frameIndex < Self.initialFrames {
+            // The initial noise estimate is the mean of the first frames (Sohn et al. assume the input
+            // starts without speech): seeding it from one frame and then updating only in non-speech
+            // frames leaves a low first guess stuck, and the whole file reads as speech.
+            for band in 0..<bandCount { noise[band] += (power[band] - noise[band]) / Float(frameIndex) }
         }
         let ratio = logLikelihoodRatio()
         meanLogLikelihoodRatio = ratio
-        trackNoise(isSpeech: ratio >= configuration.threshold)
+        trackNoise(isSpeech: frameIndex < Self.initialFrames || ratio >= configuration.threshold)
         frameIndex += 1
         return 1 / (1 + expf(-configuration.slope * (ratio - configuration.threshold)))
     }

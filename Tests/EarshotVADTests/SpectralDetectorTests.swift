@@ -38,6 +38,17 @@ import Testing
         #expect(speechLike <= frames.count / 10, "\(speechLike) of \(frames.count) noise frames look like speech")
     }
 
+    /// Noise from the very first sample: the initial estimate is the mean of the first 100 ms, not the
+    /// half-zero first window, which left the estimate low and the whole of a noisy file "speech".
+    @Test(arguments: [0.01 as Float, 0.05, 0.2])
+    func noiseFromTheFirstSampleIsNotSpeechInTheFirstSecond(amplitude: Float) throws {
+        let frames = try VADFixtures.frames(
+            SpectralDetector(sampleRate: 16_000),
+            [Signal.whiteNoise(amplitude: amplitude, seconds: 1, format: .wideband, seed: 9)])
+        let speechLike = frames.filter { $0.probability >= 0.5 }.count
+        #expect(speechLike <= frames.count / 10, "\(speechLike) of \(frames.count) noise frames look like speech")
+    }
+
     @Test func realSpeechIsDetectedWhereTheCleanClipIsLoud() throws {
         let clip = try VADFixtures.clip(0)
         let labels = VADFixtures.labels(clean: clip.samples, hop: 160)
