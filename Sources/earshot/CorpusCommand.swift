@@ -99,7 +99,8 @@ struct CorpusCommand: ParsableCommand {
             if let labels {
                 guard format == .rttm else { throw ValidationError("--labels takes an RTTM file; use --format rttm") }
                 let text = try readText(labels)
-                shared = Dictionary(uniqueKeysWithValues: try RTTM.parse(text, name: labels).map { ($0.fileID, $0.segments) })
+                shared = Dictionary(
+                    uniqueKeysWithValues: try RTTM.parse(text, name: labels).map { ($0.fileID, $0.segments) })
             }
             var entries: [CorpusEntry] = []
             for path in audio {
@@ -113,7 +114,8 @@ struct CorpusCommand: ParsableCommand {
                 }
                 let samples = try RecipeAudio.load(directory + "/" + path)
                 let duration = ManifestWriter.roundedSeconds(RecipeAudio.seconds(samples.count))
-                entries.append(CorpusEntry(path: path, duration: duration, speech: segments, tags: ["labels": format.rawValue]))
+                entries.append(
+                    CorpusEntry(path: path, duration: duration, speech: segments, tags: ["labels": format.rawValue]))
             }
             let target = manifest ?? directory + "/" + Corpus.manifestName
             // Check before writing, so an invalid label never produces a manifest.
@@ -209,7 +211,8 @@ struct CorpusSummary: Encodable {
         filesWithoutSpeech = corpus.entries.filter(\.speech.isEmpty).count
         durationS = (corpus.totalDuration * 1000).rounded() / 1000
         speechS = (corpus.totalSpeech * 1000).rounded() / 1000
-        speechFraction = corpus.totalDuration > 0 ? (corpus.totalSpeech / corpus.totalDuration * 1000).rounded() / 1000 : 0
+        speechFraction =
+            corpus.totalDuration > 0 ? (corpus.totalSpeech / corpus.totalDuration * 1000).rounded() / 1000 : 0
     }
 
     enum CodingKeys: String, CodingKey {
