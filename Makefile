@@ -2,6 +2,7 @@
 #   make demo   transcribe a real LibriVox recording with the embedded recognizer
 #   make test   run the test suite
 #   make bench  run the benchmarks (see BENCHMARKS.md)
+#   make corpora  rebuild the labelled corpora into corpora/build/ (see corpora/README.md)
 
 # Debian packages: C libraries we link (audio files, resampling, recognition, and the codecs of the
 # Speech API: Speex, Ogg, Opus, AMR-NB, FLAC), the recognizer's model, the real recordings the tests
@@ -13,7 +14,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev l
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps demo test bench format
+.PHONY: deps demo test bench format corpora
 
 deps:
 	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
@@ -32,3 +33,17 @@ bench: deps
 
 format:
 	swift format --in-place --recursive Sources Tests Benchmarks
+
+# The corpora's sources: TTS voices, the sound font and synthesizer for background music, and the
+# ALSA voice prompts (pocketsphinx-testdata is already in APT_PACKAGES).
+CORPORA_PACKAGES := espeak-ng festival festvox-kallpc16k fluidsynth timgm6mb-soundfont alsa-utils
+SEED := 1
+
+corpora: deps
+	@dpkg -s $(CORPORA_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(CORPORA_PACKAGES); }
+	swift build -c release --product earshot
+	for corpus in real synthetic noisy; do \
+		.build/release/earshot corpus build $$corpus --out corpora/build/$$corpus --seed $(SEED) || exit 1; \
+	done

@@ -24,7 +24,7 @@ public enum ManifestReader {
         var entries: [(line: Int, entry: CorpusEntry)] = []
         var firstLine: [String: Int] = [:]
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
             if line.allSatisfy(\.isWhitespace) { continue }
             let entry = try entry(from: String(line), name: name, line: lineNumber)

@@ -78,9 +78,9 @@ public enum SegmentFormat: String, Sendable, CaseIterable {
 
     /// Lines of `text` with their 1-based numbers, skipping blank ones.
     static func numberedLines(_ text: String) -> [(Int, Substring)] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            return trimmed.allSatisfy(\.isWhitespace) ? nil : (index + 1, trimmed)
+        // Split on any line break: in Swift "\r\n" is one Character, so splitting on "\n" would miss it.
+        text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().compactMap {
+            index, line in line.allSatisfy(\.isWhitespace) ? nil : (index + 1, line)
         }
     }
 }

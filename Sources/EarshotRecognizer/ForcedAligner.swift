@@ -40,6 +40,7 @@ public final class ForcedAligner {
     public let format: AudioFormat
     private let decoder: OpaquePointer
     private let samplesPerFrame: Int
+    private let initialMean: CepstralMeanSnapshot?
     private static let searchName = "earshot_alignment"
 
     /// Loads the acoustic model and dictionary of `configuration` (its language model is not used).
@@ -79,6 +80,7 @@ public final class ForcedAligner {
         self.decoder = decoder
         self.format = format
         samplesPerFrame = sampleRate / frameRate
+        initialMean = CepstralMeanSnapshot(decoder: decoder)
     }
 
     deinit { ps_free(decoder) }
@@ -116,7 +118,11 @@ public final class ForcedAligner {
             throw EarshotError(.recognizerFailed, "forced alignment: PocketSphinx rejected the grammar \(grammar)")
         }
         let pcm = samples.map(PCM.int16)
-        guard ps_start_utt(decoder) >= 0 else {
+        // Each alignment stands alone: a new stream counts frames from this file's first sample (the
+        // decoder otherwise keeps counting across utterances), and the cepstral mean learned from the
+        // previous file is forgotten, so a file aligns the same whatever was aligned before it.
+        initialMean?.restore(into: decoder)
+        guard ps_start_stream(decoder) >= 0, ps_start_utt(decoder) >= 0 else {
             throw EarshotError(.recognizerFailed, "forced alignment: PocketSphinx could not start an utterance")
         }
         let processed = pcm.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 1) }

@@ -77,7 +77,7 @@ struct CorpusCommand: ParsableCommand {
             discussion: """
                 For each audio file in DIR (wav, flac, ogg, aiff), the labels are read from the file of the \
                 same name with the format's extension (.rttm, .txt for Audacity, .csv), or, with --labels, \
-                from one RTTM file whose file ids are the audio names without extension. Writes \
+                from one RTTM file whose file ids are the audio paths (or names) without extension. Writes \
                 DIR/manifest.jsonl (or --manifest, - for standard output).
                 """)
 
@@ -107,7 +107,8 @@ struct CorpusCommand: ParsableCommand {
                 let stem = (path as NSString).deletingPathExtension
                 let segments: [LabeledSegment]
                 if let shared {
-                    segments = shared[(stem as NSString).lastPathComponent] ?? []
+                    // `corpus export` names recordings by path without extension; other tools often by file name.
+                    segments = shared[stem] ?? shared[(stem as NSString).lastPathComponent] ?? []
                 } else {
                     let labelPath = directory + "/" + stem + "." + format.fileExtension
                     segments = try format.segments(from: try readText(labelPath), name: labelPath)

@@ -65,7 +65,8 @@ enum NoisyRecipe {
                 noise, frames: frames, excluding: -1, pool: pool.map(\.1), music: music, using: &random
             ).map { $0 * level }
             let peak = samples.map(abs).max() ?? 0
-            let limited = peak > Float(SNRMixer.peakLimit) ? samples.map { $0 * Float(SNRMixer.peakLimit) / peak } : samples
+            let limited =
+                peak > Float(SNRMixer.peakLimit) ? samples.map { $0 * Float(SNRMixer.peakLimit) / peak } : samples
             let id = String(format: "nospeech-%03d-\(noise)", index + 1)
             out.append(
                 CorpusBuilder.utterance(
@@ -87,7 +88,8 @@ enum NoisyRecipe {
         case "clicks": return NoiseGenerator.clicks(frames: frames, using: &random)
         case "music":
             let piece = random.pick(music)
-            return NoiseGenerator.normalized(looped(piece, frames: frames, from: random.integer(0...piece.count - 1)).map(Double.init))
+            return NoiseGenerator.normalized(
+                looped(piece, frames: frames, from: random.integer(0...piece.count - 1)).map(Double.init))
         case "babble":
             let others = pool.indices.filter { $0 != excluding && !pool[$0].entry.speech.isEmpty }
             var sum = [Double](repeating: 0, count: frames)

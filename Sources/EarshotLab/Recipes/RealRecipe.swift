@@ -28,17 +28,23 @@ enum RealRecipe {
         var sources: [Source] = []
         let librivox = ["source": "pocketsphinx-testdata/librivox", "licence": "public-domain (LibriVox)"]
         for (id, text) in try transcription(testData + "/librivox/transcription") {
-            sources.append(Source(id: id, path: testData + "/librivox/\(id).wav", raw: false, transcript: text, tags: librivox))
+            sources.append(
+                Source(id: id, path: testData + "/librivox/\(id).wav", raw: false, transcript: text, tags: librivox))
         }
         let cards = ["source": "pocketsphinx-testdata/cards", "licence": "BSD-2-Clause (pocketsphinx-testdata)"]
         for (id, text) in try transcription(testData + "/cards/cards.transcription") {
-            sources.append(Source(id: "cards-\(id)", path: testData + "/cards/\(id).wav", raw: false, transcript: text, tags: cards))
+            sources.append(
+                Source(
+                    id: "cards-\(id)", path: testData + "/cards/\(id).wav", raw: false, transcript: text, tags: cards))
         }
         sources.append(
             Source(
                 id: "goforward", path: testData + "/goforward.raw", raw: true, transcript: "go forward ten meters",
                 tags: ["source": "pocketsphinx-testdata", "licence": "BSD-2-Clause (pocketsphinx-testdata)"]))
-        for name in ["Front_Center", "Front_Left", "Front_Right", "Rear_Center", "Rear_Left", "Rear_Right", "Side_Left", "Side_Right"] {
+        for name in [
+            "Front_Center", "Front_Left", "Front_Right", "Rear_Center", "Rear_Left", "Rear_Right", "Side_Left",
+            "Side_Right",
+        ] {
             sources.append(
                 Source(
                     id: "alsa-" + name.lowercased().replacingOccurrences(of: "_", with: "-"),

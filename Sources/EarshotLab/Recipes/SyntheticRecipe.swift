@@ -63,7 +63,8 @@ enum SyntheticRecipe {
             samples = zip(samples, floor).map { min(max($0 * gain + $1, -1), 1) }
             let tags = [
                 "source": voice.engine, "voice": voice.name, "rate_wpm": String(rate), "labels": "exact",
-                "licence": voice.engine == "festival" ? "festvox-kallpc16k (permissive)" : "GPL-3.0-or-later (espeak-ng)",
+                "licence": voice.engine == "festival"
+                    ? "festvox-kallpc16k (permissive)" : "GPL-3.0-or-later (espeak-ng)",
                 "noise_floor_dbfs": String(Int(NoiseFloor.syntheticDBFS)),
             ]
             out.append(
@@ -82,7 +83,10 @@ enum SyntheticRecipe {
             // text2wave has no rate flag; stretching durations by 170/rate gives the same effect.
             let stretch = String(format: "%.3f", 170.0 / Double(rate))
             try ExternalProgram.run(
-                ["text2wave", "-eval", "(voice_\(voice.name))", "-eval", "(Parameter.set 'Duration_Stretch \(stretch))", "-o", path],
+                [
+                    "text2wave", "-eval", "(voice_\(voice.name))", "-eval",
+                    "(Parameter.set 'Duration_Stretch \(stretch))", "-o", path,
+                ],
                 package: "festival festvox-kallpc16k", standardInput: text)
         } else {
             try ExternalProgram.run(
