@@ -10,8 +10,8 @@ import Foundation
 /// `goforward.gram`), and the eight voice prompts of `alsa-utils` (`Front_Center.wav` says "front
 /// center"). `numbers.raw` and `something.raw` are left out: their texts are not published.
 /// Each clip is resampled to 16 kHz, aligned (``ForcedAligner``), and padded with 0.3–1.0 s before
-/// and 3.0–4.0 s after, filled with white noise at the clip's own background level (at least
-/// −66 dBFS) rather than digital zero. Speech is the aligned words with pauses under 200 ms merged.
+/// and 3.0–4.0 s after with noise shaped like its own background (``RoomTone``), at its background
+/// level, or white noise at that level when the background is digital silence. Speech is the aligned words with pauses under 200 ms merged.
 enum RealRecipe {
     static let testData = "/usr/share/pocketsphinx/test/data"
     static let alsaSounds = "/usr/share/sounds/alsa"
@@ -67,13 +67,17 @@ enum RealRecipe {
             let lead = RecipeAudio.frames(random.uniform(0.3...1.0))
             let tail = RecipeAudio.frames(random.uniform(3.0...4.0))
             let floor = min(max(NoiseFloor.estimate(clip), NoiseFloor.syntheticDBFS), -40)
-            let samples =
-                NoiseFloor.samples(frames: lead, dBFS: floor, using: &random) + clip
-                + NoiseFloor.samples(frames: tail, dBFS: floor, using: &random)
+            let shape = RoomTone.predictor(RoomTone.background(of: clip))
+            func pad(_ frames: Int) -> [Float] {
+                guard let shape else { return NoiseFloor.samples(frames: frames, dBFS: floor, using: &random) }
+                return RoomTone.noise(frames: frames, coefficients: shape, dBFS: floor, using: &random)
+            }
+            let samples = pad(lead) + clip + pad(tail)
             let offset = RecipeAudio.seconds(lead)
             let words = aligned.map { LabeledWord(word: $0.word, start: $0.start + offset, end: $0.end + offset) }
             var tags = source.tags
             tags["labels"] = "forced-alignment"
+            tags["padding"] = shape == nil ? "white-noise" : "background-shaped-noise"
             tags["noise_floor_dbfs"] = String(Int(floor.rounded()))
             out.append(
                 CorpusBuilder.utterance(
