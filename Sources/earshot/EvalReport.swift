@@ -73,6 +73,18 @@ struct EvalDocument: Encodable {
             case falseAlarmRate = "false_alarm_rate", averagePrecision = "average_precision"
             case speechCells = "speech_cells", nonSpeechCells = "non_speech_cells"
         }
+
+        /// Undefined ratios (nothing called speech, no labelled speech) are `null`, never omitted or 0.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(precision, forKey: .precision)
+            try container.encode(recall, forKey: .recall)
+            try container.encode(f1, forKey: .f1)
+            try container.encode(falseAlarmRate, forKey: .falseAlarmRate)
+            try container.encode(averagePrecision, forKey: .averagePrecision)
+            try container.encode(speechCells, forKey: .speechCells)
+            try container.encode(nonSpeechCells, forKey: .nonSpeechCells)
+        }
     }
 
     struct Boundaries: Encodable {

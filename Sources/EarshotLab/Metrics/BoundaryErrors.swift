@@ -75,4 +75,14 @@ public struct BoundaryStatistics: Sendable, Equatable, Codable {
         case p90Absolute = "p90_abs_s"
         case bias = "bias_s"
     }
+
+    /// Absent statistics are written as `null`, so every document has the same keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(matched, forKey: .matched)
+        try container.encode(missed, forKey: .missed)
+        try container.encode(meanAbsolute, forKey: .meanAbsolute)
+        try container.encode(p90Absolute, forKey: .p90Absolute)
+        try container.encode(bias, forKey: .bias)
+    }
 }

@@ -110,4 +110,16 @@ public struct EndpointMetrics: Sendable, Equatable, Codable {
         case wrongNoAudioRate = "wrong_no_audio_rate"
         case missedEndpointRate = "missed_endpoint_rate"
     }
+
+    /// Absent rates are written as `null`, so every document has the same keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(utterances, forKey: .utterances)
+        try container.encode(speechUtterances, forKey: .speechUtterances)
+        try container.encode(latency, forKey: .latency)
+        try container.encode(truncationRate, forKey: .truncationRate)
+        try container.encode(falseStartRate, forKey: .falseStartRate)
+        try container.encode(wrongNoAudioRate, forKey: .wrongNoAudioRate)
+        try container.encode(missedEndpointRate, forKey: .missedEndpointRate)
+    }
 }

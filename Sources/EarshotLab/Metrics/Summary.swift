@@ -29,4 +29,16 @@ public struct Summary: Sendable, Equatable, Codable {
         let weight = rank - Double(below)
         return sorted[below] + (sorted[above] - sorted[below]) * weight
     }
+
+    /// Absent statistics are written as `null`, so every document has the same keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(count, forKey: .count)
+        try container.encode(mean, forKey: .mean)
+        try container.encode(median, forKey: .median)
+        try container.encode(p90, forKey: .p90)
+        try container.encode(max, forKey: .max)
+    }
+
+    enum CodingKeys: String, CodingKey { case count, mean, median, p90, max }
 }
