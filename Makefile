@@ -2,7 +2,8 @@
 #   make demo   transcribe a real LibriVox recording with the embedded recognizer
 #   make test   run the test suite
 #   make bench  run the benchmarks (see BENCHMARKS.md)
-#   make corpora  rebuild the labelled corpora into corpora/build/ (see corpora/README.md)
+#   make corpora    rebuild the labelled corpora into corpora/build/ (see corpora/README.md)
+#   make notebooks  execute the notebooks in notebooks/ against the noisy corpus (built if missing)
 
 # Debian packages: C libraries we link (audio files, resampling, recognition, and the codecs of the
 # Speech API: Speex, Ogg, Opus, AMR-NB, FLAC), the recognizer's model, the real recordings the tests
@@ -14,7 +15,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev l
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps demo test bench format corpora
+.PHONY: deps corpora-deps notebook-deps demo test bench format corpora notebooks
 
 deps:
 	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
@@ -25,8 +26,11 @@ demo: deps
 	swift build -c release --product earshot
 	.build/release/earshot transcribe $(SAMPLE)
 
-test: deps
+# The tests build small corpora (TTS, music) and the notebooks run against a real one, so the suite
+# needs the corpora's and the notebooks' packages too. The notebooks use the debug binary the tests built.
+test: deps corpora-deps notebook-deps
 	swift test
+	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
 
 bench: deps
 	swift package --allow-writing-to-package-directory benchmark --target EarshotBenchmarks
@@ -39,11 +43,32 @@ format:
 CORPORA_PACKAGES := espeak-ng festival festvox-kallpc16k fluidsynth timgm6mb-soundfont alsa-utils
 SEED := 1
 
-corpora: deps
+corpora-deps:
 	@dpkg -s $(CORPORA_PACKAGES) >/dev/null 2>&1 || { \
 		$(SUDO) apt-get update && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(CORPORA_PACKAGES); }
+
+corpora: deps corpora-deps
 	swift build -c release --product earshot
 	for corpus in real synthetic noisy; do \
 		.build/release/earshot corpus build $$corpus --out corpora/build/$$corpus --seed $(SEED) || exit 1; \
 	done
+
+# Notebooks run on Debian's Jupyter and matplotlib, with /usr/bin first on PATH so the kernel is the
+# Python those packages belong to (not a pyenv or venv one). EARSHOT picks the binary.
+NOTEBOOK_PACKAGES := python3-nbconvert python3-nbclient python3-ipykernel python3-matplotlib
+EARSHOT ?= .build/release/earshot
+NOTEBOOK_CORPUS := corpora/build/noisy
+
+notebook-deps:
+	@dpkg -s $(NOTEBOOK_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(NOTEBOOK_PACKAGES); }
+
+notebooks: notebook-deps corpora-deps
+	@test -x $(EARSHOT) || swift build -c release --product earshot
+	@test -f $(NOTEBOOK_CORPUS)/manifest.jsonl || \
+		$(EARSHOT) corpus build noisy --out $(NOTEBOOK_CORPUS) --seed $(SEED) >/dev/null
+	PATH=/usr/bin:/bin:$$PATH EARSHOT=$(abspath $(EARSHOT)) EARSHOT_CORPUS=$(abspath $(NOTEBOOK_CORPUS)) \
+		PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -m nbconvert --to notebook --execute --inplace \
+		notebooks/*.ipynb

@@ -72,6 +72,11 @@ public struct ProbabilityScores: Sendable {
         public var precision: Double
         public var recall: Double
         public var falseAlarmRate: Double
+
+        enum CodingKeys: String, CodingKey {
+            case threshold, precision, recall
+            case falseAlarmRate = "false_alarm_rate"
+        }
     }
 
     /// The precision–recall curve, one point per distinct probability, from the highest threshold down.
