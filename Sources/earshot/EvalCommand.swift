@@ -41,6 +41,9 @@ struct Eval: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text (a table) or json.")
     var format: Format = .text
 
+    @Option(name: .customLong("group-by"), help: "Also score each value of this tag separately (e.g. noise, snr_db).")
+    var groupBy: String?
+
     @Flag(help: "Include each detector's precision–recall curve in the JSON.")
     var prCurve = false
 
@@ -55,41 +58,68 @@ struct Eval: ParsableCommand {
     }
 
     func run() throws {
-        let corpus = try Corpus.load(directory: corpus)
-        let base = try smoothing.configuration()
-        let endpointer = try endpointing.configuration()
-        let progress = CountProgress()
-        var reports: [DetectorReport] = []
+        let whole = try Corpus.load(directory: corpus)
+        let smoothingConfiguration = try smoothing.configuration()
+        let endpointerConfiguration = try endpointing.configuration()
+        let parameters = EvaluationSettings(smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
+            .parameters.filter { $0.key != "detector" }
+
+        // Each detector runs once over the whole corpus; groups are scored from the same tracks.
+        var scorers: [(name: String, settings: EvaluationSettings, tracks: [DetectorTrack], cpuSeconds: Double)] = []
         if let predictions {
-            let tracks = try corpus.entries.map { try PredictionFiles.track(for: $0, in: predictions) }
-            let settings = EvaluationSettings(smoothing: base, endpointer: endpointer)
-            reports.append(
-                try Evaluation.score(tracks, corpus: corpus, settings: settings, name: "predictions", jobs: jobs))
+            let tracks = try whole.entries.map { try PredictionFiles.track(for: $0, in: predictions) }
+            let settings = EvaluationSettings(smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
+            scorers.append(("predictions", settings, tracks, 0))
         } else {
+            let progress = CountProgress()
             for kind in detector {
                 progress.begin(kind.rawValue)
-                let total = corpus.entries.count
-                let (tracks, cpuSeconds) = try Evaluation.tracks(for: corpus, detector: kind, jobs: jobs) {
+                let total = whole.entries.count
+                let (tracks, cpuSeconds) = try Evaluation.tracks(for: whole, detector: kind, jobs: jobs) {
                     progress.update(done: $0, of: total)
                 }
-                let settings = EvaluationSettings(detector: kind, smoothing: base, endpointer: endpointer)
-                var report = try Evaluation.score(
-                    tracks, corpus: corpus, settings: settings, name: kind.rawValue, jobs: jobs)
-                report.detectorSeconds = cpuSeconds
-                reports.append(report)
+                let settings = EvaluationSettings(
+                    detector: kind, smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
+                scorers.append((kind.rawValue, settings, tracks, cpuSeconds))
             }
             progress.finish()
         }
-        let output = try CommandOutput(path: output)
-        let parameters = EvaluationSettings(smoothing: base, endpointer: endpointer).parameters.filter {
-            $0.key != "detector"
+
+        var groups: [(name: String?, indices: [Int])] = [(nil, Array(whole.entries.indices))]
+        if let groupBy {
+            let value = { (index: Int) in whole.entries[index].tags[groupBy] ?? "none" }
+            for name in Set(whole.entries.indices.map(value)).sorted() {
+                groups.append(("\(groupBy)=\(name)", whole.entries.indices.filter { value($0) == name }))
+            }
         }
-        switch format {
-        case .text: try output.write(EvalTable.render(reports, corpus: corpus))
-        case .json:
-            try output.write(
-                try JSONOutput.encode(
-                    EvalDocument(corpus: corpus, parameters: parameters, reports: reports, includeCurve: prCurve)))
+        let output = try CommandOutput(path: output)
+        var documents: [EvalDocument] = []
+        for group in groups {
+            let corpus = Corpus(directory: whole.directory, entries: group.indices.map { whole.entries[$0] })
+            let share = corpus.totalDuration / max(whole.totalDuration, 1e-9)
+            let reports = try scorers.map { scorer in
+                var report = try Evaluation.score(
+                    group.indices.map { scorer.tracks[$0] }, corpus: corpus, settings: scorer.settings,
+                    name: scorer.name, jobs: jobs)
+                report.detectorSeconds = scorer.cpuSeconds * share
+                return report
+            }
+            switch format {
+            case .text:
+                if let name = group.name { try output.write("\n== \(name)\n") }
+                try output.write(EvalTable.render(reports, corpus: corpus))
+            case .json:
+                var document = EvalDocument(
+                    corpus: corpus, parameters: parameters, reports: reports, includeCurve: prCurve)
+                document.group = group.name
+                documents.append(document)
+            }
+        }
+        if format == .json {
+            let text =
+                documents.count == 1
+                ? try JSONOutput.encode(documents[0]) : try JSONOutput.encode(EvalGroups(groups: documents))
+            try output.write(text)
         }
         try output.commit()
     }

@@ -108,6 +108,8 @@ struct EvalDocument: Encodable {
 
     var schemaVersion = JSONOutput.schemaVersion
     var corpus: String
+    /// With `--group-by`: which subset (`noise=music`); nil for the whole corpus.
+    var group: String?
     var files: Int
     var durationSeconds: Double
     var speechSeconds: Double
@@ -115,7 +117,7 @@ struct EvalDocument: Encodable {
     var detectors: [Detector]
 
     enum CodingKeys: String, CodingKey {
-        case corpus, files, parameters, detectors
+        case corpus, group, files, parameters, detectors
         case schemaVersion = "schema_version", durationSeconds = "duration_s", speechSeconds = "speech_s"
     }
 
@@ -137,5 +139,16 @@ struct EvalDocument: Encodable {
                 endpointing: report.endpointing, realTimeFactor: report.realTimeFactor.map { $0.rounded() },
                 prCurve: includeCurve ? report.probabilities.curve(thinnedTo: 200) : nil)
         }
+    }
+}
+
+/// `earshot eval --group-by TAG --format json`: the whole corpus first, then one document per value.
+struct EvalGroups: Encodable {
+    var schemaVersion = JSONOutput.schemaVersion
+    var groups: [EvalDocument]
+
+    enum CodingKeys: String, CodingKey {
+        case groups
+        case schemaVersion = "schema_version"
     }
 }

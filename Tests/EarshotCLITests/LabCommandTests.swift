@@ -146,6 +146,15 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         }
     }
 
+    @Test func groupByScoresEachTagValueFromTheSameDetectorRun() throws {
+        let result = try earshot("eval", "--detector", "spectral", "--group-by", "noise", "--format", "json", noisy)
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        let groups = try #require(document["groups"] as? [[String: Any]])
+        #expect(groups.map { $0["group"] as? String } == [nil, "noise=brown", "noise=music"])
+        #expect(groups.map { $0["files"] as? Int } == [2, 1, 1])
+    }
+
     @Test func sweepWritesRowsAndResumesWithoutRecomputing() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
