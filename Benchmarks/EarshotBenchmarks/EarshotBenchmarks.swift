@@ -30,6 +30,7 @@ let benchmarks: @Sendable () -> Void = {
     registerAMRFLACBenchmarks(speech8k: fixtures.speech8k, speech16k: fixtures.speech16k)
     registerSpeexOpusBenchmarks(speech16k: fixtures.speech16k)
     registerVADBenchmarks(speech16k: fixtures.speech16k)
+    registerEndpointingBenchmarks()
 
     // MARK: File source
 

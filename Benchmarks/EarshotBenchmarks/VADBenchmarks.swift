@@ -42,6 +42,46 @@ func registerVADBenchmarks(speech16k: [AudioBuffer]) {
     }
 }
 
+/// Smoother and endpointer over 100 s of 10 ms frames (the first 4.2 s warm up) whose probabilities alternate speech and pauses
+/// (the endpointer never ends: no rule can fire while `endingSilence` is infinite): time per frame
+/// and allocations per frame in steady state, which must be 0.
+func registerEndpointingBenchmarks() {
+    var frames: [VADFrame] = []
+    for index in 0..<10_000 {
+        // 1.4 s of speech, then a 0.7 s pause, over and over.
+        let probability: Float = (index / 70) % 3 == 2 ? 0.05 : 0.9
+        let start = MediaTime(frame: Int64(index) * 160, sampleRate: 16_000)
+        frames.append(VADFrame(start: start, frameCount: 160, probability: probability))
+    }
+    Benchmark(
+        "Smoother + endpointer, 10 000 frames (100 s)",
+        configuration: .init(metrics: [.wallClock, .mallocCountTotal, .throughput], maxIterations: 50)
+    ) { benchmark in
+        var smoother = try DecisionSmoother(configuration: SmoothingConfiguration(), sampleRate: 16_000, hopLength: 160)
+        let configuration = try EndpointerConfiguration(
+            maxInitialSilence: .infinity, endingSilence: .infinity, maxRecordingTime: .infinity)
+        var endpointer = EndpointerStage(configuration: configuration, start: .zero(sampleRate: 16_000))
+        var decisions = StageOutput<VADDecision>()
+        var passed = StageOutput<VADDecision>()
+        // Warm up over the first speech/pause cycle, so every buffer has grown to its working size.
+        for frame in frames[..<420] {
+            try smoother.process(frame, into: &decisions)
+            for decision in decisions.items { endpointer.process(decision, into: &passed) }
+            decisions.removeAll()
+            passed.removeAll()
+        }
+        benchmark.startMeasurement()
+        for frame in frames[420...] {
+            try smoother.process(frame, into: &decisions)
+            for decision in decisions.items { endpointer.process(decision, into: &passed) }
+            decisions.removeAll()
+            passed.removeAll()
+        }
+        benchmark.stopMeasurement()
+        blackHole(endpointer.endpointer.speechSeen)
+    }
+}
+
 /// Runs `stage` over `blocks` and sums the probabilities, as a consumer would read every frame.
 private func detectedFrames(_ blocks: [AudioBuffer], with stage: VADStage) throws -> Float {
     var output = StageOutput<VADFrame>()
