@@ -46,40 +46,18 @@ public final class ForcedAligner {
     /// Loads the acoustic model and dictionary of `configuration` (its language model is not used).
     public init(configuration: PocketSphinxConfiguration = .default) throws {
         try configuration.validate()
-        _ = pocketSphinxLogSilenced
         let arguments = [
             "-hmm", configuration.acousticModel, "-dict", configuration.dictionary,
             "-beam", "\(configuration.beam)", "-wbeam", "\(configuration.wordBeam)",
         ]
-        let parsed = PocketSphinxRecognizer.withArgumentVector(arguments) { argc, argv in
-            cmd_ln_parse_r(nil, ps_args(), argc, argv, 1)
-        }
-        guard let commandLine = parsed else {
-            throw EarshotError(
-                .modelUnavailable, "PocketSphinx rejected its arguments: \(arguments.joined(separator: " "))")
-        }
-        defer { cmd_ln_free_r(commandLine) }
-        guard let decoder = ps_init(commandLine) else {
-            throw EarshotError(
-                .modelUnavailable,
-                "PocketSphinx could not load the acoustic model \(configuration.acousticModel) "
-                    + "with dictionary \(configuration.dictionary)")
-        }
-        let loaded = ps_get_config(decoder)
-        let sampleRate = Int(cmd_ln_float_r(loaded, "-samprate"))
-        let frameRate = Int(cmd_ln_int_r(loaded, "-frate"))
-        guard frameRate > 0, sampleRate % frameRate == 0,
-            let format = try? AudioFormat(sampleRate: sampleRate, channelCount: 1)
-        else {
-            ps_free(decoder)
-            throw EarshotError(
-                .modelUnavailable,
-                "PocketSphinx model \(configuration.acousticModel) runs at \(sampleRate) Hz and \(frameRate) frames/s")
-        }
+        let loaded = try PocketSphinxDecoder.load(
+            arguments: arguments,
+            model: "acoustic model \(configuration.acousticModel), dictionary \(configuration.dictionary)")
+        let decoder = loaded.decoder
         self.configuration = configuration
         self.decoder = decoder
-        self.format = format
-        samplesPerFrame = sampleRate / frameRate
+        self.format = loaded.format
+        samplesPerFrame = loaded.samplesPerFrame
         initialMean = CepstralMeanSnapshot(decoder: decoder)
     }
 

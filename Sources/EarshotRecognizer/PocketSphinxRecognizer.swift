@@ -51,43 +51,15 @@ public final class PocketSphinxRecognizer: Recognizer {
     /// Throws `.modelUnavailable` naming the missing file, or when PocketSphinx rejects the model.
     public init(configuration: PocketSphinxConfiguration = .default) throws {
         try configuration.validate()
-        _ = pocketSphinxLogSilenced
-        let parsed = Self.withArgumentVector(configuration.arguments) { argc, argv in
-            cmd_ln_parse_r(nil, ps_args(), argc, argv, 1)
-        }
-        guard let commandLine = parsed else {
-            throw EarshotError(
-                .modelUnavailable,
-                "PocketSphinx rejected its arguments: \(configuration.arguments.joined(separator: " "))")
-        }
-        // The decoder retains the command line it is given, so ours can go whether or not it loaded.
-        defer { cmd_ln_free_r(commandLine) }
-        guard let decoder = ps_init(commandLine) else {
-            throw EarshotError(
-                .modelUnavailable,
-                "PocketSphinx could not load the model (acoustic model \(configuration.acousticModel), "
-                    + "language model \(configuration.languageModel), dictionary \(configuration.dictionary)); "
-                    + "the files exist but one is damaged or not a PocketSphinx model"
-            )
-        }
-        // The acoustic model's feat.params may set the rates; read what the decoder settled on.
-        let loaded = ps_get_config(decoder)
-        let sampleRate = Int(cmd_ln_float_r(loaded, "-samprate"))
-        let frameRate = Int(cmd_ln_int_r(loaded, "-frate"))
-        guard frameRate > 0, sampleRate % frameRate == 0,
-            let format = try? AudioFormat(sampleRate: sampleRate, channelCount: 1)
-        else {
-            ps_free(decoder)
-            throw EarshotError(
-                .modelUnavailable,
-                "PocketSphinx model \(configuration.acousticModel) runs at \(sampleRate) Hz and \(frameRate) "
-                    + "frames/s; expected a whole number of samples per frame"
-            )
-        }
+        let loaded = try PocketSphinxDecoder.load(
+            arguments: configuration.arguments,
+            model: "acoustic model \(configuration.acousticModel), language model \(configuration.languageModel), "
+                + "dictionary \(configuration.dictionary)")
+        let decoder = loaded.decoder
         self.configuration = configuration
         self.decoder = decoder
-        self.format = format
-        samplesPerFrame = sampleRate / frameRate
+        self.format = loaded.format
+        samplesPerFrame = loaded.samplesPerFrame
         scratch = .allocate(capacity: samplesPerFrame * Self.framesPerCall)
         initialMean = CepstralMeanSnapshot(decoder: decoder)
     }
@@ -256,27 +228,4 @@ public final class PocketSphinxRecognizer: Recognizer {
     private func mediaTime(_ frame: Int64) -> MediaTime { MediaTime(frame: frame, sampleRate: format.sampleRate) }
 
     private static func probability(_ value: Double) -> Double { value.isNaN ? 0 : min(max(value, 0), 1) }
-
-    /// Calls `body` with a C argument vector for `arguments`, valid only during the call.
-    ///
-    /// All strings share one NUL-separated allocation freed on return; `cmd_ln_parse_r` copies every
-    /// name and value it keeps (checked under valgrind with sphinxbase 5prealpha), so nothing dangles.
-    static func withArgumentVector<Result>(
-        _ arguments: [String], _ body: (Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Result
-    ) -> Result {
-        var storage: [CChar] = []
-        var offsets: [Int] = []
-        for argument in arguments {
-            offsets.append(storage.count)
-            storage.append(contentsOf: argument.utf8CString)
-        }
-        return storage.withUnsafeMutableBufferPointer { characters in
-            var vector: [UnsafeMutablePointer<CChar>?] = offsets.map { characters.baseAddress! + $0 }
-            return vector.withUnsafeMutableBufferPointer { body(Int32(arguments.count), $0.baseAddress!) }
-        }
-    }
 }
-
-/// PocketSphinx logs configuration and progress to stderr unless told otherwise. Its log target is
-/// process-wide, so it is switched off once, under Swift's thread-safe global initialisation.
-let pocketSphinxLogSilenced: Void = err_set_logfp(nil)
