@@ -28,10 +28,11 @@ import Synchronization
 ///   does per bin, lets the many high-frequency bins of noise dilute the test (worse on noisy speech);
 /// - probability = 1 / (1 + exp(−`slope`·(mean log Λ − `threshold`))).
 ///
-/// Noise: λ starts at the first frame's spectrum and follows it (λ ← β·λ + (1 − β)·P, β = 0.9) in frames
-/// judged non-speech (mean log Λ < `threshold`). Because a noise that grows would then look like speech
-/// for ever, a minimum of the smoothed band power over the last 1.5–3 s (minimum statistics, Martin 2001)
-/// is kept too, and λ is never allowed below it.
+/// Noise: λ starts as the mean spectrum of the first 100 ms (the paper assumes the input starts without
+/// speech) and then follows it (λ ← β·λ + (1 − β)·P, β = 0.9) in frames judged non-speech (mean log Λ <
+/// `threshold`). Because a noise that grows would then look like speech for ever, a minimum of the
+/// smoothed band power over the last 1.5–3 s (minimum statistics, Martin 2001), times Martin's bias
+/// correction, is kept too, and λ is never allowed below it. Frames of digital silence are skipped.
 ///
 /// Not `Sendable`: it owns an FFTW plan and buffers (freed in `deinit`); each task makes its own.
 public final class SpectralDetector: VoiceActivityDetector {
@@ -87,6 +88,10 @@ public final class SpectralDetector: VoiceActivityDetector {
 
     /// Frames whose mean is the initial noise estimate (100 ms).
     static let initialFrames = 10
+    /// The minimum of smoothed power underestimates the mean noise power; Martin (2001) corrects it by a
+    /// bias factor of about 1.5–2.5 for windows of this length. 2 (3 dB) was best on the noisy corpus
+    /// (F1 0.836 → 0.839, and 0.787 → 0.817 on real speech); 4 cost recall in white and pink noise.
+    static let minimumBias: Float = 2
     /// Frames per minimum-statistics sub-window (1.5 s); the minimum spans the last one to two.
     private static let minimumWindowFrames = 150
     /// Band power floor, far below any real signal on FFTW's unnormalised scale, so silence divides safely.
@@ -250,7 +255,8 @@ public final class SpectralDetector: VoiceActivityDetector {
             }
             var estimate = noise[band]
             if !isSpeech { estimate = beta * estimate + (1 - beta) * value }
-            noise[band] = max(estimate, min(currentMinimum[band], previousMinimum[band]), Self.powerFloor)
+            noise[band] = max(
+                estimate, min(currentMinimum[band], previousMinimum[band]) * Self.minimumBias, Self.powerFloor)
         }
     }
 
