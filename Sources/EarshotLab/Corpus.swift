@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotIO
 import Foundation
 
 /// A labelled corpus: a folder of audio files and its `manifest.jsonl` (see ``CorpusEntry``).
@@ -16,6 +17,9 @@ public struct Corpus: Sendable, Equatable {
         self.entries = entries
     }
 
+    /// How far `duration_s` may be from the audio's real length: one 10 ms cell of the metrics grid.
+    public static let durationTolerance = 0.01
+
     /// The manifest's path.
     public var manifestPath: String { directory + "/" + Self.manifestName }
 
@@ -23,8 +27,9 @@ public struct Corpus: Sendable, Equatable {
     public func audioPath(of entry: CorpusEntry) -> String { directory + "/" + entry.path }
 
     /// Reads and validates `directory/manifest.jsonl` (see ``ManifestReader`` for the checks), and
-    /// checks that every audio file it lists exists. Errors are `.invalidInput` and name the manifest,
-    /// the line and the field.
+    /// checks every audio file it lists: that it exists, opens as audio, and is as long as its
+    /// `duration_s` says (within ``durationTolerance``), so no label can lie past the end of the audio.
+    /// Errors are `.invalidInput` and name the manifest, the line and the field.
     public static func load(directory: String) throws -> Corpus {
         let manifest = directory + "/" + manifestName
         guard let data = FileManager.default.contents(atPath: manifest) else {
@@ -35,8 +40,24 @@ public struct Corpus: Sendable, Equatable {
             throw EarshotError(.invalidInput, "\(manifest): is not UTF-8 text")
         }
         let numbered = try ManifestReader.numberedEntries(from: text, name: manifest)
-        for (line, entry) in numbered where !FileManager.default.isReadableFile(atPath: directory + "/" + entry.path) {
-            throw ManifestReader.failure(manifest, line, "path", "audio file \(directory)/\(entry.path) is missing")
+        for (line, entry) in numbered {
+            let path = directory + "/" + entry.path
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw ManifestReader.failure(manifest, line, "path", "audio file \(path) is missing")
+            }
+            let source: any AudioSource
+            do {
+                source = try AudioInput.open(path: path, raw: nil, codec: nil, blockFrames: 1)
+            } catch let error as EarshotError {
+                throw ManifestReader.failure(manifest, line, "path", error.message)
+            }
+            // Only containers with a length in their header can be checked without decoding.
+            if let file = source as? AudioFileSource, abs(file.duration - entry.duration) > durationTolerance {
+                throw ManifestReader.failure(
+                    manifest, line, "duration_s",
+                    "\(ManifestWriter.seconds(entry.duration)) s, but \(path) is \(ManifestWriter.seconds(file.duration)) s long"
+                )
+            }
         }
         return Corpus(directory: directory, entries: numbered.map(\.entry))
     }

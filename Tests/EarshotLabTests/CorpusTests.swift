@@ -72,6 +72,11 @@ import Testing
             "line 1, field path: audio file"
         ),
         ("\n\n", "the corpus is empty"),
+        // A label past the end of the audio: duration_s and the segment agree, the file does not.
+        (
+            #"{"schema_version":1,"path":"a.wav","duration_s":5,"speech":[{"start_s":0.5,"end_s":4}],"tags":{}}"#,
+            "line 1, field duration_s: 5 s, but"
+        ),
     ])
     func reportsFileLineAndField(manifest: String, expected: String) throws {
         let directory = try Self.corpus(manifest)
