@@ -26,7 +26,16 @@ import Synchronization
 ///   log of the geometric mean of the ratios). Bands count equally, whatever their width, which puts
 ///   the weight where speech has its energy (below ~3 kHz); weighting each bin equally, as the paper
 ///   does per bin, lets the many high-frequency bins of noise dilute the test (worse on noisy speech);
-/// - probability = 1 / (1 + exp(−`slope`·(mean log Λ − `threshold`))).
+/// - p_LRT = 1 / (1 + exp(−`slope`·(mean log Λ − `threshold`))).
+///
+/// The test says whether a frame stands out from the noise, not whether it is speech: music and other
+/// non-stationary sounds pass it. So it is combined with the long-term spectral variability of the last
+/// 300 ms (``LongTermVariability``, Ghosh, Tsiartas & Narayanan 2011), high for speech, whose energy
+/// moves between bands syllable by syllable, and low for steady sounds: p = √(p_LRT · p_LTSV), with
+/// p_LTSV = 1 / (1 + exp(−(LTSV − 0.05) / 0.005)). The geometric mean lets a strong test carry a frame
+/// whose variability is borderline. On the noisy corpus this raised F1 from 0.839 to 0.862 and cut false
+/// alarms from 0.287 to 0.228 (music 0.66 → 0.37, clicks 0.12 → 0.06); on the real recordings F1 went
+/// from 0.817 to 0.936 (`earshot eval corpora/build/{noisy,real} --detector spectral --group-by noise`).
 ///
 /// Noise: λ starts as the mean spectrum of the first 100 ms (the paper assumes the input starts without
 /// speech) and then follows it (λ ← β·λ + (1 − β)·P, β = 0.9) in frames judged non-speech (mean log Λ <
@@ -85,7 +94,14 @@ public final class SpectralDetector: VoiceActivityDetector {
     private let currentMinimum: UnsafeMutablePointer<Float>
     private let previousMinimum: UnsafeMutablePointer<Float>
     private var frameIndex = 0
+    private let variability: LongTermVariability
 
+    /// LTSV window (300 ms), threshold and logistic width: steady noise stays near 0.01, speech near
+    /// 0.1–0.4. A threshold of 0.03 kept more speech in white noise but let more music through; 0.08 the
+    /// reverse (recall in white and pink noise fell from 0.89 to 0.82).
+    static let variabilityWindow = 30
+    static let variabilityThreshold: Float = 0.05
+    static let variabilitySlope: Float = 0.005
     /// Frames whose mean is the initial noise estimate (100 ms).
     static let initialFrames = 10
     /// The minimum of smoothed power underestimates the mean noise power; Martin (2001) corrects it by a
@@ -153,6 +169,7 @@ public final class SpectralDetector: VoiceActivityDetector {
         smoothed = .allocate(capacity: bandCount)
         currentMinimum = .allocate(capacity: bandCount)
         previousMinimum = .allocate(capacity: bandCount)
+        variability = LongTermVariability(bandCount: bandCount, window: Self.variabilityWindow)
         reset()
     }
 
@@ -173,6 +190,7 @@ public final class SpectralDetector: VoiceActivityDetector {
         }
         frameIndex = 0
         meanLogLikelihoodRatio = 0
+        variability.reset()
     }
 
     public func probability(of frame: UnsafeBufferPointer<Float>) -> Float {
@@ -204,7 +222,9 @@ public final class SpectralDetector: VoiceActivityDetector {
         meanLogLikelihoodRatio = ratio
         trackNoise(isSpeech: frameIndex < Self.initialFrames || ratio >= configuration.threshold)
         frameIndex += 1
-        return 1 / (1 + expf(-configuration.slope * (ratio - configuration.threshold)))
+        let speech = 1 / (1 + expf(-configuration.slope * (ratio - configuration.threshold)))
+        let varying = 1 / (1 + expf(-(variability.push(power) - Self.variabilityThreshold) / Self.variabilitySlope))
+        return (speech * varying).squareRoot()
     }
 
     /// Sums |X|² over each band's bins into `power` (floored).
