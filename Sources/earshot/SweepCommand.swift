@@ -64,6 +64,11 @@ struct Sweep: ParsableCommand {
 
     func run() throws {
         let grid = try SweepGrid(parsing: grid)
+        if !endpointing.rules.isEmpty, grid.axes.contains(where: { $0.parameter == .endingSilence }) {
+            throw EarshotError(
+                .invalidParameter,
+                "sweep grid endingSilence: has no effect with --rule (the rules replace endingSilence); drop one")
+        }
         let corpus = try Corpus.load(directory: corpus)
         let base = EvaluationSettings(
             detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration())

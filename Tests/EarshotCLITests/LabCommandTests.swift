@@ -179,6 +179,8 @@ private let utterance = synthetic + "/audio/syn-015.wav"
     @Test func badGridsAndCorporaFailClearly() throws {
         let badValue = try earshot("sweep", synthetic, "--grid", "endingSilence=-0.5")
         #expect(badValue.status == 1 && badValue.standardError.contains("endingSilence"))
+        let shadowed = try earshot("sweep", synthetic, "--grid", "endingSilence=0.5,1", "--rule", "speech:1:0")
+        #expect(shadowed.status == 1 && shadowed.standardError.contains("--rule"))
         let unknown = try earshot("sweep", synthetic, "--grid", "detector=webrtc")
         #expect(unknown.status == 1 && unknown.standardError.contains("webrtc"))
 
