@@ -20,6 +20,8 @@ final class LongTermVariability {
     let bandCount: Int
     let window: Int
     private let history: UnsafeMutablePointer<Float>
+    /// P·log P of each value in `history`, kept so that a value leaving the window costs no logarithm.
+    private let weightedHistory: UnsafeMutablePointer<Float>
     private let sums: UnsafeMutablePointer<Double>
     private let weightedLogs: UnsafeMutablePointer<Double>
     private var next = 0
@@ -29,6 +31,7 @@ final class LongTermVariability {
         self.bandCount = bandCount
         self.window = window
         history = .allocate(capacity: bandCount * window)
+        weightedHistory = .allocate(capacity: bandCount * window)
         sums = .allocate(capacity: bandCount)
         weightedLogs = .allocate(capacity: bandCount)
         reset()
@@ -36,12 +39,14 @@ final class LongTermVariability {
 
     deinit {
         history.deallocate()
+        weightedHistory.deallocate()
         sums.deallocate()
         weightedLogs.deallocate()
     }
 
     func reset() {
         history.initialize(repeating: 0, count: bandCount * window)
+        weightedHistory.initialize(repeating: 0, count: bandCount * window)
         sums.initialize(repeating: 0, count: bandCount)
         weightedLogs.initialize(repeating: 0, count: bandCount)
         next = 0
@@ -51,16 +56,18 @@ final class LongTermVariability {
     /// Adds one frame's band powers (all > 0) and returns the LTSV over the window so far.
     func push(_ power: UnsafeMutablePointer<Float>) -> Float {
         let row = history + next * bandCount
+        let weightedRow = weightedHistory + next * bandCount
         for band in 0..<bandCount {
-            let new = Double(power[band])
             if filled == window {
-                let old = Double(row[band])
-                sums[band] -= old
-                weightedLogs[band] -= old * log(old)
+                sums[band] -= Double(row[band])
+                weightedLogs[band] -= Double(weightedRow[band])
             }
-            row[band] = power[band]
-            sums[band] += new
-            weightedLogs[band] += new * log(new)
+            let new = power[band]
+            let weighted = new * logf(new)
+            row[band] = new
+            weightedRow[band] = weighted
+            sums[band] += Double(new)
+            weightedLogs[band] += Double(weighted)
         }
         next += 1
         filled = min(filled + 1, window)
@@ -72,7 +79,7 @@ final class LongTermVariability {
         var meanSquare = 0.0
         for band in 0..<bandCount {
             let sum = sums[band]
-            let entropy = log(sum) - weightedLogs[band] / sum
+            let entropy = Double(logf(Float(sum))) - weightedLogs[band] / sum
             mean += entropy
             meanSquare += entropy * entropy
         }
@@ -85,9 +92,8 @@ final class LongTermVariability {
             var sum = 0.0
             var weighted = 0.0
             for frame in 0..<filled {
-                let value = Double(history[frame * bandCount + band])
-                sum += value
-                weighted += value * log(value)
+                sum += Double(history[frame * bandCount + band])
+                weighted += Double(weightedHistory[frame * bandCount + band])
             }
             sums[band] = sum
             weightedLogs[band] = weighted
