@@ -6,7 +6,8 @@ import Foundation
 struct Earshot: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "earshot",
-        abstract: "The audio front end of speech recognition: read, resample, meter and transcribe audio.",
+        abstract:
+            "The audio front end of speech recognition: read, resample, meter, detect speech, endpoint, encode and transcribe audio, and measure it all on labelled corpora.",
         discussion: """
             Every FILE argument may be - for standard input. Formats are sniffed from the file header \
             (WAV, FLAC, Ogg Vorbis/Opus, AIFF, CAF, W64, AU, …); headerless PCM needs --rate, and \
