@@ -78,6 +78,8 @@ struct HTTPReply: Sendable {
     var body: Data
     /// Seconds from sending the last byte of the request to reading the whole reply.
     var latency: Double
+    /// Seconds by which the reply's first byte arrived before the upload ended (negative: after).
+    var firstByteLead: Double = 0
 
     func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
@@ -132,31 +134,71 @@ enum LoopbackClient {
         case .chunked: head += "Transfer-Encoding: chunked\r\n\r\n"
         }
         try send(socket, Array(head.utf8))
+        // The reply is read on its own thread from the start, so one that begins while the upload
+        // continues (an early error, streamed partial results) is seen when it arrives.
+        let reader = ReplyReader(socket: socket)
         let sentEnd: ContinuousClock.Instant
-        switch framing {
-        case .contentLength:
-            try send(socket, Array(body.prefix(closeAfter ?? body.count)))
-            sentEnd = .now
-        case .chunked(let size, let interval):
-            let started = ContinuousClock.now
-            var index = 0
-            for start in stride(from: 0, to: min(body.count, closeAfter ?? body.count), by: size) {
-                // Paced against the start, so send jitter does not accumulate.
-                let due = started + .seconds(interval * Double(index))
-                if due > .now { Thread.sleep(forTimeInterval: Double((due - .now).components.attoseconds) / 1e18) }
-                let chunk = body[start..<min(start + size, body.count)]
-                try send(socket, Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10])
-                index += 1
+        do {
+            switch framing {
+            case .contentLength:
+                try send(socket, Array(body.prefix(closeAfter ?? body.count)))
+            case .chunked(let size, let interval):
+                let started = ContinuousClock.now
+                var index = 0
+                for start in stride(from: 0, to: min(body.count, closeAfter ?? body.count), by: size) {
+                    // Paced against the start, so send jitter does not accumulate.
+                    let due = started + .seconds(interval * Double(index))
+                    if due > .now { Thread.sleep(forTimeInterval: seconds(due - .now)) }
+                    let chunk = body[start..<min(start + size, body.count)]
+                    try send(socket, Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10])
+                    index += 1
+                }
+                if closeAfter == nil { try send(socket, Array("0\r\n\r\n".utf8)) }
             }
-            if closeAfter == nil { try send(socket, Array("0\r\n\r\n".utf8)) }
-            sentEnd = .now
+        } catch {
+            // The server may answer and close before the whole body is sent (an early refusal).
         }
+        sentEnd = .now
         // A client that gives up closes its side; one that stalls just stops sending.
         if closeAfter != nil && halfClose { shutdown(socket, Int32(SHUT_WR)) }
-        var reply = try readReply(socket)
-        let elapsed = ContinuousClock.now - sentEnd
-        reply.latency = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let (data, firstByte) = reader.wait()
+        guard var reply = parse(data, complete: true) else {
+            throw EarshotError(.invalidInput, "incomplete HTTP reply: \(String(decoding: data, as: UTF8.self))")
+        }
+        reply.latency = seconds(.now - sentEnd)
+        reply.firstByteLead = firstByte.map { seconds(sentEnd - $0) } ?? 0
         return reply
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Reads a socket until the reply is complete or the server closes, on its own thread.
+    private final class ReplyReader: @unchecked Sendable {
+        // Written by the reading thread before `done` is signalled, read after: no overlap.
+        private var data: [UInt8] = []
+        private var firstByte: ContinuousClock.Instant?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(socket: Int32) {
+            Thread.detachNewThread { [self] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    if count <= 0 { break }
+                    if firstByte == nil { firstByte = .now }
+                    data += buffer[0..<count]
+                    if LoopbackClient.parse(data) != nil { break }
+                }
+                done.signal()
+            }
+        }
+
+        func wait() -> ([UInt8], ContinuousClock.Instant?) {
+            done.wait()
+            return (data, firstByte)
+        }
     }
 
     private static func connect(port: Int) throws -> Int32 {
@@ -191,22 +233,6 @@ enum LoopbackClient {
             guard sent > 0 else { throw EarshotError(.writeFailed, "send() failed after \(offset) bytes") }
             offset += sent
         }
-    }
-
-    /// Reads until the server closes (the request asked for `Connection: close`), then parses.
-    private static func readReply(_ socket: Int32) throws -> HTTPReply {
-        var data = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            data += buffer[0..<count]
-            if let reply = parse(data) { return reply }
-        }
-        guard let reply = parse(data, complete: true) else {
-            throw EarshotError(.invalidInput, "incomplete HTTP reply: \(String(decoding: data, as: UTF8.self))")
-        }
-        return reply
     }
 
     /// A reply once its head and its whole body (by Content-Length or chunked framing) are in `data`.

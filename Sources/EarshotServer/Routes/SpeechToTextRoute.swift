@@ -11,7 +11,7 @@ struct SpeechToTextRoute: Sendable {
     let configuration: ServiceConfiguration
 
     /// What reading the body ended with.
-    private enum Outcome: Sendable {
+    enum Outcome: Sendable {
         case recognized(RecognitionResult, audioTime: Double, audioBytes: Int)
         case timedOut
     }
@@ -79,6 +79,11 @@ struct SpeechToTextRoute: Sendable {
         guard let lease = try await pool.checkOut() else {
             throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds)
         }
+        if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
+            return partialResultsResponse(
+                request.body, contentType: contentType, lease: lease, context: context, responseID: responseID,
+                logger: logger)
+        }
         let outcome: Outcome
         do {
             outcome = try await stream(request.body, contentType: contentType, lease: lease, context: context)
@@ -87,6 +92,15 @@ struct SpeechToTextRoute: Sendable {
             await pool.checkIn(lease)
             throw error
         }
+        let document = try finalDocument(outcome, responseID: responseID, logger: logger)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(
+            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try document.encoded())))
+    }
+
+    /// The Speech to Text document for a finished upload, or the error a timed-out one gets.
+    func finalDocument(_ outcome: Outcome, responseID: String, logger: Logger) throws -> RecognitionDocument {
         switch outcome {
         case .timedOut:
             var error = ServiceError.badRequest(
@@ -103,10 +117,16 @@ struct SpeechToTextRoute: Sendable {
                     "status": "\(document.recognition.status)", "audio_time": "\(audioTime)",
                     "audio_bytes": "\(audioBytes)",
                 ])
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            return Response(
-                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try document.encoded())))
+            return document
+        }
+    }
+
+    /// Whether the request's `Accept` header names `mediaType` (parameters and q-values ignored).
+    static func accepts(_ request: Request, _ mediaType: String) -> Bool {
+        request.headers[values: .accept].contains { header in
+            header.split(separator: ",").contains {
+                $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == mediaType
+            }
         }
     }
 
@@ -134,9 +154,12 @@ struct SpeechToTextRoute: Sendable {
     /// Reads `body` into a recognition session, chunk by chunk, while a watchdog enforces the read
     /// timeout. Each chunk is recognized before the next is read, so back-pressure reaches the client
     /// when the recognizer falls behind.
-    private func stream(
+    ///
+    /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
+    /// of audio decoded when it was found.
+    func stream(
         _ body: RequestBody, contentType: AudioContentType, lease: RecognizerPool.Lease,
-        context: ServiceRequestContext
+        context: ServiceRequestContext, onPartial: (@Sendable (String, Double) -> Void)? = nil
     ) async throws -> Outcome {
         let activity = ActivityClock()
         let readTimeout = configuration.readTimeout
@@ -148,9 +171,14 @@ struct SpeechToTextRoute: Sendable {
                 do {
                     var chunks = body.makeAsyncIterator()
                     activity.startWaiting()
+                    var lastPartial = ""
                     while let chunk = try await chunks.next() {
                         activity.stopWaiting()
                         try session.consume(Array(buffer: chunk))
+                        if let onPartial, let text = try session.partialText(), text != lastPartial {
+                            lastPartial = text
+                            onPartial(text, session.audioTime)
+                        }
                         activity.startWaiting()
                     }
                     activity.stopWaiting()
@@ -182,7 +210,7 @@ struct SpeechToTextRoute: Sendable {
     }
 
     /// The answer for an error met while reading or recognizing the body.
-    private static func serviceError(for error: any Error, contentType: AudioContentType) -> any Error {
+    static func serviceError(for error: any Error, contentType: AudioContentType) -> any Error {
         switch error {
         case RecognitionSession.Failure.malformed(let message):
             return ServiceError.badRequest(
