@@ -2,6 +2,7 @@ import EarshotCodecs
 import EarshotRecognizer
 import EarshotServer
 import Foundation
+import FoundationXML
 import Testing
 
 struct AudioContentTypeTests {
@@ -94,5 +95,58 @@ struct RecognitionDocumentTests {
         #expect(RecognitionDocument.grade(confidence: 0.95) == "accept")
         #expect(RecognitionDocument.grade(confidence: 0.45) == "confirm")
         #expect(RecognitionDocument.grade(confidence: 0.1) == "reject")
+    }
+}
+
+struct RenderingTests {
+    static let document: RecognitionDocument = {
+        let words = [
+            RecognizedWord(
+                word: "fish", start: .zero(sampleRate: 16_000), end: .init(frame: 8_000, sampleRate: 16_000),
+                confidence: 0.8),
+            RecognizedWord(
+                word: "&chips", start: .init(frame: 8_000, sampleRate: 16_000),
+                end: .init(frame: 16_000, sampleRate: 16_000), confidence: 0.4),
+        ]
+        let result = RecognitionResult(
+            hypotheses: [Hypothesis(text: "fish &chips", confidence: 0.6, words: words)],
+            start: .zero(sampleRate: 16_000), end: .init(frame: 16_000, sampleRate: 16_000), isPartial: false)
+        return RecognitionDocument(result: result, responseID: "id1", audioTime: 1, audioBytes: 100)
+    }()
+
+    @Test func acceptChoosesTheRendering() {
+        #expect(RecognitionDocument.Rendering(accept: []) == .json)
+        #expect(RecognitionDocument.Rendering(accept: ["*/*"]) == .json)
+        #expect(RecognitionDocument.Rendering(accept: ["text/html, application/xml;q=0.9"]) == .xml)
+        #expect(RecognitionDocument.Rendering(accept: ["application/emma+xml"]) == .emma)
+    }
+
+    @Test func xmlCarriesTheJSONsFields() throws {
+        let xml = try XMLDocument(data: Data(Self.document.xml.utf8))
+        func value(_ path: String) throws -> [String] { try xml.nodes(forXPath: path).compactMap(\.stringValue) }
+        #expect(try value("/Recognition/Status") == ["OK"])
+        #expect(try value("/Recognition/ResponseId") == ["id1"])
+        #expect(try value("/Recognition/Info/metrics/audioBytes") == ["100"])
+        #expect(try value("/Recognition/NBest/Hypothesis") == ["fish &chips"])
+        #expect(try value("/Recognition/NBest/Grade") == ["accept"])
+        #expect(try value("/Recognition/NBest/Words/Word") == ["fish", "&chips"])
+        #expect(try value("/Recognition/NBest/WordScores/WordScore") == ["0.8", "0.4"])
+    }
+
+    @Test func emmaIsWellFormedWithConfidenceAndTokens() throws {
+        let emma = try XMLDocument(data: Data(Self.document.emma.utf8))
+        let root = try #require(emma.rootElement())
+        #expect(root.name == "emma:emma" && root.attribute(forName: "version")?.stringValue == "1.0")
+        let interpretation = try #require(
+            root.elements(forName: "emma:one-of").first?.elements(forName: "emma:interpretation").first)
+        #expect(interpretation.attribute(forName: "emma:confidence")?.stringValue == "0.6")
+        #expect(interpretation.attribute(forName: "emma:tokens")?.stringValue == "fish &chips")
+        let silent = RecognitionDocument(
+            result: RecognitionResult(
+                hypotheses: [], start: .zero(sampleRate: 16_000), end: .zero(sampleRate: 16_000), isPartial: false),
+            responseID: "id2", audioTime: 2, audioBytes: 10)
+        let noInput = try XMLDocument(data: Data(silent.emma.utf8))
+        let only = try #require(noInput.rootElement()?.elements(forName: "emma:interpretation").first)
+        #expect(only.attribute(forName: "emma:no-input")?.stringValue == "true")
     }
 }

@@ -52,6 +52,24 @@ import Testing
         try await server.stop()
     }
 
+    @Test func acceptSelectsXMLOrEMMA() async throws {
+        let server = try await RunningService.start()
+        let token = try await server.token()
+        let audio = try SpeechFixtures.encoded(.flac)
+        let expected = try SpeechFixtures.reference(audio, format: .flac)
+        for (accept, root) in [("application/xml", "<Recognition>"), ("application/emma+xml", "<emma:emma ")] {
+            let reply = try await LoopbackClient.post(
+                port: server.port, path: "/speech/v3/speechToText",
+                headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/flac") + [("Accept", accept)],
+                body: audio)
+            #expect(reply.status == 200)
+            #expect(reply.header("Content-Type") == accept)
+            #expect(reply.text.contains(root))
+            #expect(reply.text.contains(expected))
+        }
+        try await server.stop()
+    }
+
     @Test func silenceIsNoSpeech() async throws {
         let server = try await RunningService.start()
         let token = try await server.token()

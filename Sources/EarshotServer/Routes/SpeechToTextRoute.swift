@@ -93,10 +93,12 @@ struct SpeechToTextRoute: Sendable {
             throw error
         }
         let document = try finalDocument(outcome, responseID: responseID, logger: logger)
+        let rendering = RecognitionDocument.Rendering(accept: request.headers[values: .accept])
         var headers = HTTPFields()
-        headers[.contentType] = "application/json"
+        headers[.contentType] = rendering.rawValue
         return Response(
-            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try document.encoded())))
+            status: .ok, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: try document.rendered(as: rendering))))
     }
 
     /// The Speech to Text document for a finished upload, or the error a timed-out one gets.
