@@ -214,3 +214,50 @@ import Testing
         try await server.stop()
     }
 }
+
+/// Bad requests running beside a good one do not change its answer.
+@Suite(.serialized) struct IsolationTests {
+    @Test func badUploadsDoNotDisturbAGoodOneRunningBesideThem() async throws {
+        let server = try await RunningService.start {
+            $0.readTimeout = .seconds(1)
+            $0.recognizerCount = 6
+        }
+        let token = try await server.token()
+        let clip = try #require(SpeechFixtures.clips.first { $0.id.hasSuffix("0890") })
+        let audio = try SpeechFixtures.encoded(.wav, clip: clip)
+        let expected = try SpeechFixtures.reference(audio, format: .wav)
+        let headers = SpeechFixtures.speechHeaders(token: token, contentType: "audio/wav")
+        // 5.3 s of speech sent over about 2.6 s while bad requests come and go.
+        async let good = LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText", headers: headers, body: audio,
+            framing: .chunked(size: 4_096, interval: 2.6 * 4_096 / Double(audio.count)))
+        let amr = try SpeechFixtures.encoded(.amr)
+        async let text = LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText",
+            headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"),
+            body: Array("This is a text file, not audio.\n".utf8))
+        async let truncated = LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText",
+            headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"),
+            body: Array(amr.prefix(amr.count - 5)))
+        async let stalled = LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText",
+            headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"), body: amr,
+            framing: .chunked(size: 512, interval: 0), closeAfter: 512, halfClose: false)
+        async let abandoned = LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText",
+            headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"), body: amr,
+            framing: .chunked(size: 512, interval: 0), closeAfter: 1_024)
+        let answers = try await (text.status, truncated.status, stalled.status)
+        #expect(answers == (400, 400, 408))
+        _ = try? await abandoned
+        let reply = try await good
+        #expect(reply.status == 200)
+        #expect(
+            reply.json.flatMap { ($0["Recognition"] as? [String: Any])?["NBest"] as? [[String: Any]] }?
+                .first?["Hypothesis"] as? String == expected)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await server.service.pool.busyCount == 0)
+        try await server.stop()
+    }
+}

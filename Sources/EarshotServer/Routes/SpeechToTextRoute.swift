@@ -12,7 +12,8 @@ struct SpeechToTextRoute: Sendable {
 
     /// What reading the body ended with.
     enum Outcome: Sendable {
-        case recognized(RecognitionResult, audioTime: Double, audioBytes: Int)
+        /// `finishing` is the time from the body's end to the final result: the latency the service adds.
+        case recognized(RecognitionResult, audioTime: Double, audioBytes: Int, finishing: Duration)
         case timedOut
     }
 
@@ -110,14 +111,14 @@ struct SpeechToTextRoute: Sendable {
             error.status = .requestTimeout
             error.headers[.connection] = "close"
             throw error
-        case .recognized(let result, let audioTime, let audioBytes):
+        case .recognized(let result, let audioTime, let audioBytes, let finishing):
             let document = RecognitionDocument(
                 result: result, responseID: responseID, audioTime: audioTime, audioBytes: audioBytes)
             logger.info(
                 "recognized",
                 metadata: [
                     "status": "\(document.recognition.status)", "audio_time": "\(audioTime)",
-                    "audio_bytes": "\(audioBytes)",
+                    "audio_bytes": "\(audioBytes)", "finishing": "\(finishing)",
                 ])
             return document
         }
@@ -185,8 +186,11 @@ struct SpeechToTextRoute: Sendable {
                     }
                     activity.stopWaiting()
                     try Task.checkCancellation()
+                    let bodyEnded = ContinuousClock.now
                     let result = try session.finish()
-                    return .recognized(result, audioTime: session.audioTime, audioBytes: session.audioBytes)
+                    return .recognized(
+                        result, audioTime: session.audioTime, audioBytes: session.audioBytes,
+                        finishing: .now - bodyEnded)
                 } catch {
                     session.abandon()
                     throw Self.serviceError(for: error, contentType: contentType)
