@@ -150,3 +150,24 @@ struct RenderingTests {
         #expect(only.attribute(forName: "emma:no-input")?.stringValue == "true")
     }
 }
+
+struct RecognitionJSONBytesTests {
+    @Test func fieldsComeInTheSeedsOrderAndStringsAreEscaped() throws {
+        let word = RecognizedWord(
+            word: "say \"hi\"\\\n", start: .zero(sampleRate: 16_000), end: .init(frame: 160, sampleRate: 16_000),
+            confidence: 0.25)
+        let result = RecognitionResult(
+            hypotheses: [Hypothesis(text: "say \"hi\"\\\n", confidence: 0.25, words: [word])],
+            start: .zero(sampleRate: 16_000), end: .init(frame: 160, sampleRate: 16_000), isPartial: false)
+        let data = try RecognitionDocument(result: result, responseID: "r1", audioTime: 0.01, audioBytes: 20)
+            .encoded()
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(
+            text.hasPrefix(
+                #"{"Recognition":{"Status":"OK","ResponseId":"r1","Info":{"metrics":{"audioTime":0.01,"audioBytes":20}},"NBest":[{"Confidence":0.25,"Grade":"reject","LanguageId":"en-us","Hypothesis":"say \"hi\"\\\n""#
+            ))
+        let decoded = try JSONDecoder().decode(RecognitionDocument.self, from: data)
+        #expect(decoded.recognition.nBest?.first?.words == ["say \"hi\"\\\n"])
+        #expect(decoded == RecognitionDocument(result: result, responseID: "r1", audioTime: 0.01, audioBytes: 20))
+    }
+}

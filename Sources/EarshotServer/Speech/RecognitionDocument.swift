@@ -66,9 +66,42 @@ public struct RecognitionDocument: Codable, Sendable, Equatable {
             nBest: nBest.isEmpty ? nil : nBest)
     }
 
-    /// The document as JSON bytes.
+    /// The document as JSON bytes, fields in the seed's order (example 3-6: `Status`, `ResponseId`,
+    /// `Info`, `NBest`), so the bytes a `curl` user sees are the same from run to run.
+    /// (`JSONEncoder` orders keys by hash, which Swift seeds per process.)
     public func encoded() throws -> Data {
-        try JSONEncoder().encode(self)
+        let r = recognition
+        var out = #"{"Recognition":{"Status":"# + Self.quoted(r.status) + #","ResponseId":"# + Self.quoted(r.responseID)
+        out += #","Info":{"metrics":{"audioTime":"# + "\(r.info.metrics.audioTime)"
+        out += #","audioBytes":"# + "\(r.info.metrics.audioBytes)}}"
+        if let nBest = r.nBest {
+            let hypotheses = nBest.map { best in
+                #"{"Confidence":"# + "\(best.confidence)" + #","Grade":"# + Self.quoted(best.grade)
+                    + #","LanguageId":"# + Self.quoted(best.languageID) + #","Hypothesis":"#
+                    + Self.quoted(best.hypothesis) + #","ResultText":"# + Self.quoted(best.resultText)
+                    + #","Words":["# + best.words.map(Self.quoted).joined(separator: ",") + #"],"WordScores":["#
+                    + best.wordScores.map { "\($0)" }.joined(separator: ",") + "]}"
+            }
+            out += #","NBest":["# + hypotheses.joined(separator: ",") + "]"
+        }
+        return Data((out + "}}").utf8)
+    }
+
+    /// `text` as a JSON string literal (RFC 8259 escapes).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     /// Three decimals, as the seed's word scores: more would be noise.
