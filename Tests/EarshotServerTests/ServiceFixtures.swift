@@ -80,6 +80,8 @@ struct HTTPReply: Sendable {
     var latency: Double
     /// Seconds by which the reply's first byte arrived before the upload ended (negative: after).
     var firstByteLead: Double = 0
+    /// With `holdAfter`: whether the reply's body began while the client held back the rest of its own.
+    var beganMidUpload = false
 
     func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
@@ -105,12 +107,12 @@ enum LoopbackClient {
     /// is false, which leaves a stalled upload), and reads the reply.
     static func post(
         port: Int, path: String, headers: [(String, String)], body: [UInt8], framing: Framing = .contentLength,
-        closeAfter: Int? = nil, halfClose: Bool = true
+        closeAfter: Int? = nil, halfClose: Bool = true, holdAfter: Int? = nil
     ) async throws -> HTTPReply {
         try await onThread {
             try exchange(
                 port: port, path: path, headers: headers, body: body, framing: framing, closeAfter: closeAfter,
-                halfClose: halfClose)
+                halfClose: halfClose, holdAfter: holdAfter)
         }
     }
 
@@ -123,7 +125,7 @@ enum LoopbackClient {
 
     private static func exchange(
         port: Int, path: String, headers: [(String, String)], body: [UInt8], framing: Framing, closeAfter: Int?,
-        halfClose: Bool
+        halfClose: Bool, holdAfter: Int?
     ) throws -> HTTPReply {
         let socket = try connect(port: port)
         defer { close(socket) }
@@ -138,6 +140,7 @@ enum LoopbackClient {
         // continues (an early error, streamed partial results) is seen when it arrives.
         let reader = ReplyReader(socket: socket)
         let sentEnd: ContinuousClock.Instant
+        var beganMidUpload = false
         do {
             switch framing {
             case .contentLength:
@@ -152,6 +155,11 @@ enum LoopbackClient {
                     let chunk = body[start..<min(start + size, body.count)]
                     try send(socket, Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10])
                     index += 1
+                    // Hold the rest of the body until the reply begins (or a minute passes): proof, whatever
+                    // the machine's load, that the server answers before the upload is complete.
+                    if let holdAfter, start < holdAfter, start + size >= holdAfter {
+                        beganMidUpload = reader.waitForFirstByte(timeout: 60)
+                    }
                 }
                 if closeAfter == nil { try send(socket, Array("0\r\n\r\n".utf8)) }
             }
@@ -167,6 +175,7 @@ enum LoopbackClient {
         }
         reply.latency = seconds(.now - sentEnd)
         reply.firstByteLead = firstByte.map { seconds(sentEnd - $0) } ?? 0
+        reply.beganMidUpload = beganMidUpload
         return reply
     }
 
@@ -179,7 +188,9 @@ enum LoopbackClient {
         // Written by the reading thread before `done` is signalled, read after: no overlap.
         private var data: [UInt8] = []
         private var firstByte: ContinuousClock.Instant?
+        private var bodyBegan = false
         private let done = DispatchSemaphore(value: 0)
+        private let began = DispatchSemaphore(value: 0)
 
         init(socket: Int32) {
             Thread.detachNewThread { [self] in
@@ -189,10 +200,20 @@ enum LoopbackClient {
                     if count <= 0 { break }
                     if firstByte == nil { firstByte = .now }
                     data += buffer[0..<count]
+                    // The body, not just the head (which a streamed answer sends at once), has begun.
+                    if !bodyBegan, let head = data.firstRange(of: [13, 10, 13, 10]), data.count > head.upperBound {
+                        bodyBegan = true
+                        began.signal()
+                    }
                     if LoopbackClient.parse(data) != nil { break }
                 }
                 done.signal()
             }
+        }
+
+        /// Whether the reply's body began within `timeout` seconds.
+        func waitForFirstByte(timeout: Double) -> Bool {
+            began.wait(timeout: .now() + timeout) == .success
         }
 
         func wait() -> ([UInt8], ContinuousClock.Instant?) {

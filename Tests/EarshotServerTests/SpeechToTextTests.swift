@@ -187,7 +187,8 @@ import Testing
             headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"), body: amr,
             framing: .chunked(size: 1024, interval: 0), closeAfter: 1024, halfClose: false)
         #expect(stalled.status == 408)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Generous: the point is that a stalled upload ends, even on a machine busy with other tests.
+        #expect(ContinuousClock.now - started < .seconds(30))
         let next = try await LoopbackClient.post(
             port: server.port, path: "/speech/v3/speechToText",
             headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"), body: amr)
