@@ -18,10 +18,14 @@ let package = Package(
         .library(name: "EarshotVAD", targets: ["EarshotVAD"]),
         .library(name: "EarshotLab", targets: ["EarshotLab"]),
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
+        .library(name: "EarshotServer", targets: ["EarshotServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System-library shims: a module map and pkg-config name each, no Swift.
@@ -52,12 +56,21 @@ let package = Package(
             dependencies: ["EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
             swiftSettings: strictSwift6),
         .target(
+            name: "EarshotServer",
+            dependencies: [
+                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6),
+        .target(
             name: "EarshotTesting", dependencies: ["EarshotCore", "EarshotIO"], swiftSettings: strictSwift6),
         .executableTarget(
             name: "earshot",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
-                "EarshotLab",
+                "EarshotLab", "EarshotServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -82,6 +95,14 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotLabTests", dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotServerTests",
+            dependencies: [
+                "EarshotServer", "EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer", "EarshotTesting",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotCLITests", dependencies: ["earshot", "EarshotTesting"], swiftSettings: strictSwift6),

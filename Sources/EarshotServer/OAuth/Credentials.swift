@@ -1,0 +1,52 @@
+import EarshotCore
+import Foundation
+
+/// The apps allowed to ask for tokens: app key → secret (the seed's App Key and Secret Key).
+public struct Credentials: Sendable, Hashable {
+    public var secrets: [String: String]
+
+    public init(secrets: [String: String]) { self.secrets = secrets }
+
+    /// Parses one `app_key:secret` line per app; blank lines and lines starting with `#` are skipped.
+    /// `origin` names the file in errors, which give the line number but never the secret.
+    public init(parsing text: String, origin: String) throws {
+        var secrets: [String: String] = [:]
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            guard let colon = trimmed.firstIndex(of: ":") else {
+                throw EarshotError(.invalidInput, "\(origin), line \(index + 1): expected app_key:secret")
+            }
+            let key = String(trimmed[..<colon]), secret = String(trimmed[trimmed.index(after: colon)...])
+            guard !key.isEmpty, !secret.isEmpty else {
+                throw EarshotError(
+                    .invalidInput, "\(origin), line \(index + 1): expected a non-empty app key and secret")
+            }
+            guard secrets[key] == nil else {
+                throw EarshotError(.invalidInput, "\(origin), line \(index + 1): app key \(key) appears twice")
+            }
+            secrets[key] = secret
+        }
+        guard !secrets.isEmpty else {
+            throw EarshotError(.invalidInput, "\(origin): no app_key:secret lines")
+        }
+        self.secrets = secrets
+    }
+
+    /// Reads a credentials file.
+    public init(contentsOfFile path: String) throws {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw EarshotError(.invalidInput, "\(path): cannot read the credentials file")
+        }
+        try self.init(parsing: text, origin: path)
+    }
+
+    /// One app with a random key (64 bits) and secret (128 bits), so no server runs with a
+    /// well-known default secret.
+    public static func random() -> (credentials: Credentials, appKey: String, secret: String) {
+        var generator = SystemRandomNumberGenerator()
+        let key = "app-" + TokenStore.randomHex(bytes: 8, using: &generator)
+        let secret = TokenStore.randomHex(bytes: 16, using: &generator)
+        return (Credentials(secrets: [key: secret]), key, secret)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// `POST /oauth/token` (section 3.5): the client-credentials and refresh-token grants.
+struct OAuthRoute: Sendable {
+    let authority: TokenAuthority
+
+    func respond(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let logger = context.logger
+        if let type = request.headers[.contentType],
+            !type.lowercased().hasPrefix("application/x-www-form-urlencoded")
+        {
+            return Self.error("invalid_request", status: .badRequest)
+        }
+        let body = try await request.body.collect(upTo: 16 * 1024)
+        let form = Self.parseForm(String(buffer: body))
+        let grant: TokenStore.Grant
+        do {
+            switch form["grant_type"] {
+            case "client_credentials":
+                grant = try await authority.issue(
+                    clientID: form["client_id"] ?? "", clientSecret: form["client_secret"] ?? "",
+                    scope: form["scope"])
+            case "refresh_token":
+                grant = try await authority.refresh(refreshToken: form["refresh_token"] ?? "")
+            default:
+                logger.info("token request refused: unsupported grant_type")
+                return Self.error("unsupported_grant_type", status: .badRequest)
+            }
+        } catch {
+            logger.info("token request refused", metadata: ["reason": "\(error)"])
+            switch error {
+            case .invalidClient: return Self.error("invalid_client", status: .unauthorized)
+            case .invalidGrant: return Self.error("invalid_grant", status: .badRequest)
+            case .invalidScope: return Self.error("invalid_scope", status: .badRequest)
+            }
+        }
+        logger.info("token issued", metadata: ["scope": "\(grant.scope)", "expires_in": "\(grant.expiresIn)"])
+        // expires_in is a string, as the seed's example 3-5 shows it.
+        let document = [
+            "access_token": grant.accessToken, "expires_in": String(grant.expiresIn),
+            "refresh_token": grant.refreshToken,
+        ]
+        return Self.json(document, status: .ok)
+    }
+
+    /// Parses `application/x-www-form-urlencoded`: `+` is a space, `%XX` a byte; whitespace around a
+    /// name (a line break from a wrapped command line) is ignored.
+    static func parseForm(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                let spaced = part.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            let name = decode(parts[0]).trimmingCharacters(in: .whitespacesAndNewlines)
+            fields[name] = parts.count > 1 ? decode(parts[1]).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        }
+        return fields
+    }
+
+    static func error(_ code: String, status: HTTPResponse.Status) -> Response {
+        json(["error": code], status: status)
+    }
+
+    static func json(_ document: [String: String], status: HTTPResponse.Status) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

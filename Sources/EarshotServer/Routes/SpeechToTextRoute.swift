@@ -1,0 +1,259 @@
+import EarshotRecognizer
+import Foundation
+import Hummingbird
+import Logging
+
+/// `POST /speech/v3/speechToText` (sections 3.1–3.8): checks the token and headers, then
+/// recognizes the body while it streams in and answers with the Speech to Text JSON.
+struct SpeechToTextRoute: Sendable {
+    let authority: TokenAuthority
+    let pool: RecognizerPool
+    let configuration: ServiceConfiguration
+
+    /// What reading the body ended with.
+    enum Outcome: Sendable {
+        /// `finishing` is the time from the body's end to the final result: the latency the service adds.
+        case recognized(RecognitionResult, audioTime: Double, audioBytes: Int, finishing: Duration)
+        case timedOut
+    }
+
+    func respond(_ request: Request, context: ServiceRequestContext) async -> Response {
+        let responseID = ServiceIdentifiers.responseID()
+        var logger = context.logger
+        logger[metadataKey: "response_id"] = "\(responseID)"
+        let started = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await recognize(request, context: context, responseID: responseID, logger: logger)
+        } catch let error as ServiceError {
+            logger.info(
+                "request refused",
+                metadata: [
+                    "status": "\(error.status.code)", "message_id": "\(error.messageID)", "text": "\(error.text)",
+                ])
+            response = Self.response(for: error)
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(error)"])
+            response = Self.response(
+                for: ServiceError(
+                    status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
+                    text: "the recognizer failed: \(error)"))
+        }
+        var tagged = response
+        tagged.headers[ServiceIdentifiers.responseIDField] = responseID
+        logger.info(
+            "answered", metadata: ["status": "\(tagged.status.code)", "elapsed": "\(ContinuousClock.now - started)"])
+        return tagged
+    }
+
+    private func recognize(_ request: Request, context: ServiceRequestContext, responseID: String, logger: Logger)
+        async throws -> Response
+    {
+        try await authorize(request)
+        guard let contextName = request.headers[.speechContext] else {
+            throw ServiceError.badRequest(
+                "the X-SpeechContext header is required; expected one of "
+                    + SpeechContext.allCases.filter { !$0.isCustom }.map(\.rawValue).joined(separator: ", "),
+                variables: "X-SpeechContext")
+        }
+        guard let speechContext = SpeechContext(header: contextName), !speechContext.isCustom else {
+            throw ServiceError.badRequest(
+                "X-SpeechContext \(contextName) is not a Speech to Text context; expected one of "
+                    + SpeechContext.allCases.filter { !$0.isCustom }.map(\.rawValue).joined(separator: ", ")
+                    + " (GenericHints and GrammarList belong to speechToTextCustom)",
+                variables: "X-SpeechContext")
+        }
+        guard let typeHeader = request.headers[.contentType] else {
+            throw ServiceError.badRequest(
+                "the Content-Type header is required; expected one of \(AudioContentType.accepted)",
+                variables: "Content-Type")
+        }
+        let contentType = try AudioContentType(header: typeHeader)
+        let arguments = ExtraArguments(headers: request.headers[values: .extraArgument])
+        logger.info(
+            "recognizing",
+            metadata: [
+                "context": "\(speechContext.rawValue)", "content_type": "\(typeHeader)",
+                "x_arg": "\(arguments.logDescription)",
+            ])
+
+        guard let lease = try await pool.checkOut() else {
+            throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds)
+        }
+        if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
+            return partialResultsResponse(
+                request.body, contentType: contentType, lease: lease, context: context, responseID: responseID,
+                logger: logger)
+        }
+        let outcome: Outcome
+        do {
+            outcome = try await stream(request.body, contentType: contentType, lease: lease, context: context)
+            await pool.checkIn(lease)
+        } catch {
+            await pool.checkIn(lease)
+            throw error
+        }
+        let document = try finalDocument(outcome, responseID: responseID, logger: logger)
+        let rendering = RecognitionDocument.Rendering(accept: request.headers[values: .accept])
+        var headers = HTTPFields()
+        headers[.contentType] = rendering.rawValue
+        return Response(
+            status: .ok, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: try document.rendered(as: rendering))))
+    }
+
+    /// The Speech to Text document for a finished upload, or the error a timed-out one gets.
+    func finalDocument(_ outcome: Outcome, responseID: String, logger: Logger) throws -> RecognitionDocument {
+        switch outcome {
+        case .timedOut:
+            var error = ServiceError.badRequest(
+                "no audio arrived for \(configuration.readTimeout); the request body was abandoned")
+            error.status = .requestTimeout
+            error.headers[.connection] = "close"
+            throw error
+        case .recognized(let result, let audioTime, let audioBytes, let finishing):
+            let document = RecognitionDocument(
+                result: result, responseID: responseID, audioTime: audioTime, audioBytes: audioBytes)
+            logger.info(
+                "recognized",
+                metadata: [
+                    "status": "\(document.recognition.status)", "audio_time": "\(audioTime)",
+                    "audio_bytes": "\(audioBytes)", "finishing": "\(finishing)",
+                ])
+            return document
+        }
+    }
+
+    /// Whether the request's `Accept` header names `mediaType` (parameters and q-values ignored).
+    static func accepts(_ request: Request, _ mediaType: String) -> Bool {
+        request.headers[values: .accept].contains { header in
+            header.split(separator: ",").contains {
+                $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == mediaType
+            }
+        }
+    }
+
+    /// Checks `Authorization: Bearer <token>` (the scheme in any case, as the seed's `BEARER`).
+    private func authorize(_ request: Request) async throws {
+        let realm = configuration.realm
+        guard let header = request.headers[.authorization] else {
+            throw ServiceError.unauthorized(realm: realm, reason: "no access token was sent")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw ServiceError.unauthorized(realm: realm, reason: "the Authorization header is not a Bearer token")
+        }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        switch await authority.authorize(accessToken: token, for: .speech) {
+        case .authorized: return
+        case .unknownToken: throw ServiceError.unauthorized(realm: realm, reason: "the token is not valid")
+        case .expired: throw ServiceError.unauthorized(realm: realm, reason: "the token has expired")
+        case .wrongScope(let scope):
+            throw ServiceError.unauthorized(
+                realm: realm, reason: "the token grants \(scope), not SPEECH")
+        }
+    }
+
+    /// Reads `body` into a recognition session, chunk by chunk, while a watchdog enforces the read
+    /// timeout. Each chunk is recognized before the next is read, so back-pressure reaches the client
+    /// when the recognizer falls behind.
+    ///
+    /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
+    /// of audio decoded when it was found.
+    func stream(
+        _ body: RequestBody, contentType: AudioContentType, lease: RecognizerPool.Lease,
+        context: ServiceRequestContext, onPartial: (@Sendable (String, Double) -> Void)? = nil
+    ) async throws -> Outcome {
+        let activity = ActivityClock()
+        let readTimeout = configuration.readTimeout
+        let maxAudioDuration = configuration.maxAudioDuration
+        return try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                let session = try RecognitionSession(
+                    contentType: contentType, recognizer: lease.recognizer, maxAudioDuration: maxAudioDuration)
+                do {
+                    var chunks = body.makeAsyncIterator()
+                    activity.startWaiting()
+                    var lastPartial = ""
+                    while let chunk = try await chunks.next() {
+                        activity.stopWaiting()
+                        try session.consume(Array(buffer: chunk))
+                        if let onPartial, let text = try session.partialText(), text != lastPartial {
+                            lastPartial = text
+                            onPartial(text, session.audioTime)
+                        }
+                        activity.startWaiting()
+                    }
+                    activity.stopWaiting()
+                    try Task.checkCancellation()
+                    let bodyEnded = ContinuousClock.now
+                    let result = try session.finish()
+                    return .recognized(
+                        result, audioTime: session.audioTime, audioBytes: session.audioBytes,
+                        finishing: .now - bodyEnded)
+                } catch {
+                    session.abandon()
+                    throw Self.serviceError(for: error, contentType: contentType)
+                }
+            }
+            group.addTask {
+                while activity.idle < readTimeout {
+                    try await Task.sleep(for: min(readTimeout / 4, .milliseconds(500)))
+                }
+                return .timedOut
+            }
+            defer { group.cancelAll() }
+            do {
+                let first = try await group.next()!
+                if case .timedOut = first { context.closeInput() }
+                return first
+            } catch let error as ServiceError where error.status == .contentTooLarge {
+                // Not worth draining the rest of an over-long upload: stop reading and close.
+                context.closeInput()
+                throw error
+            }
+        }
+    }
+
+    /// The answer for an error met while reading or recognizing the body.
+    static func serviceError(for error: any Error, contentType: AudioContentType) -> any Error {
+        switch error {
+        case RecognitionSession.Failure.malformed(let message):
+            return ServiceError.badRequest(
+                "stream format is not \(contentType.format.displayName) [\(message)]", variables: "audio")
+        case RecognitionSession.Failure.tooLong(let limit):
+            var tooLong = ServiceError.badRequest(
+                "the audio runs longer than this service's maximum of \(limit) s", variables: "audio")
+            tooLong.status = .contentTooLarge
+            tooLong.headers[.connection] = "close"
+            return tooLong
+        default:
+            return error
+        }
+    }
+
+    static func response(for error: ServiceError) -> Response {
+        var headers = error.headers
+        headers[.contentType] = "application/json"
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
+    }
+}
+
+/// Header names and identifiers the service adds.
+enum ServiceIdentifiers {
+    static let responseIDField = HeaderName("X-ResponseId")!
+
+    /// A fresh ResponseId: 128 random bits as 32 hex digits, like the seed's.
+    static func responseID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return TokenStore.randomHex(bytes: 16, using: &generator)
+    }
+}
+
+/// Hummingbird re-exports `HTTPFields` but not `HTTPField`; its element type names headers.
+typealias HeaderName = HTTPFields.Element.Name
+
+extension HeaderName {
+    static let speechContext = HeaderName("X-SpeechContext")!
+    static let extraArgument = HeaderName("X-Arg")!
+}

@@ -1,0 +1,68 @@
+import EarshotCore
+import EarshotRecognizer
+
+/// A bounded set of loaded recognizers shared by the service's requests.
+///
+/// Loading the en-us model takes about half a second, so recognizers are kept loaded and lent to
+/// one request at a time. When all `capacity` are lent, `checkOut()` returns nil at once (the
+/// service answers 503 with `Retry-After`) rather than queueing without bound. Recognizers are
+/// loaded on demand up to `capacity`, off the actor so a load does not hold up other requests.
+public actor RecognizerPool {
+    /// A recognizer lent to one request. The pool hands each to one task at a time and takes it back
+    /// only through `checkIn`, which is what makes sending its non-Sendable C state across tasks safe.
+    public final class Lease: @unchecked Sendable {
+        let recognizer: PocketSphinxRecognizer
+        init(_ recognizer: PocketSphinxRecognizer) { self.recognizer = recognizer }
+    }
+
+    public let capacity: Int
+    private let configuration: PocketSphinxConfiguration
+    private var idle: [Lease] = []
+    /// Recognizers loaded or being loaded, lent or idle.
+    private var owned = 0
+
+    public init(capacity: Int, configuration: PocketSphinxConfiguration = .default) {
+        precondition(capacity > 0, "a recognizer pool needs room for at least one recognizer")
+        self.capacity = capacity
+        self.configuration = configuration
+    }
+
+    /// Recognizers lent out now.
+    public var busyCount: Int { owned - idle.count }
+
+    /// Loads `count` recognizers ahead of the first requests (throws `.modelUnavailable` if the model
+    /// cannot be loaded, so a misconfigured service fails at start, not at its first request).
+    public func preload(_ count: Int) async throws {
+        while owned < min(count, capacity) {
+            owned += 1
+            do {
+                idle.append(try await Self.load(configuration))
+            } catch {
+                owned -= 1
+                throw error
+            }
+        }
+    }
+
+    /// An idle recognizer, a newly loaded one if there is room, or nil when all are busy.
+    public func checkOut() async throws -> Lease? {
+        if let lease = idle.popLast() { return lease }
+        guard owned < capacity else { return nil }
+        owned += 1
+        do {
+            return try await Self.load(configuration)
+        } catch {
+            owned -= 1
+            throw error
+        }
+    }
+
+    /// Returns a lease; the recognizer must have no open utterance.
+    public func checkIn(_ lease: Lease) {
+        idle.append(lease)
+    }
+
+    private static func load(_ configuration: PocketSphinxConfiguration) async throws -> Lease {
+        try await Task.detached { Lease(try PocketSphinxRecognizer(configuration: configuration)) }.value
+    }
+}

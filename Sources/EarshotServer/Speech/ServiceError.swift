@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+
+/// An error answer of the Speech API (sections 3.6 and 3.9): a status code and a `RequestError`
+/// body holding a `ServiceException` (SVC0001: the request is malformed) or a `PolicyException`
+/// (POL0001: the credentials are refused).
+public struct ServiceError: Error, Sendable {
+    public enum Kind: String, Sendable {
+        case serviceException = "ServiceException"
+        case policyException = "PolicyException"
+    }
+
+    public var status: HTTPResponse.Status
+    public var kind: Kind
+    public var messageID: String
+    /// For people: what was wrong and what was expected.
+    public var text: String
+    /// The names of the inputs at fault, as the seed's `Variables` field.
+    public var variables: String
+    /// Extra response headers (`WWW-Authenticate`, `Retry-After`).
+    public var headers: HTTPFields
+
+    public init(
+        status: HTTPResponse.Status, kind: Kind, messageID: String, text: String, variables: String = "",
+        headers: HTTPFields = [:]
+    ) {
+        self.status = status
+        self.kind = kind
+        self.messageID = messageID
+        self.text = text
+        self.variables = variables
+        self.headers = headers
+    }
+
+    /// 400 SVC0001: the request cannot be processed as sent (bad audio, a missing or bad header).
+    public static func badRequest(_ text: String, variables: String = "") -> ServiceError {
+        ServiceError(
+            status: .badRequest, kind: .serviceException, messageID: "SVC0001", text: text, variables: variables)
+    }
+
+    /// 401 POL0001 with the `WWW-Authenticate: Bearer` challenge of example 3-7.
+    public static func unauthorized(realm: String, reason: String) -> ServiceError {
+        var headers = HTTPFields()
+        headers[.wwwAuthenticate] = "Bearer realm=\(realm), error=invalid_token, error_description=\(reason)"
+        return ServiceError(
+            status: .unauthorized, kind: .policyException, messageID: "POL0001", text: "Unauthorized Request",
+            variables: "accesstoken", headers: headers)
+    }
+
+    /// 503: every recognizer is busy; the client should try again after `retryAfter` seconds.
+    public static func busy(retryAfter: Int) -> ServiceError {
+        var headers = HTTPFields()
+        headers[.retryAfter] = String(retryAfter)
+        return ServiceError(
+            status: .serviceUnavailable, kind: .serviceException, messageID: "SVC0002",
+            text: "every recognizer is busy; retry after \(retryAfter) s", headers: headers)
+    }
+
+    /// The JSON body: `{"RequestError":{"ServiceException":{"MessageId":…,"Text":…,"Variables":…}}}`.
+    public var body: Data {
+        let exception = ["MessageId": messageID, "Text": text, "Variables": variables]
+        let document = ["RequestError": [kind.rawValue: exception]]
+        return (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
+    }
+}

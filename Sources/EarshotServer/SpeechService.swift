@@ -1,0 +1,70 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The reference recognition service: the Speech API v3 of the AT&T document, served by Hummingbird.
+///
+/// Routes: `POST /oauth/token` and `POST /speech/v3/speechToText`. One token authority and one
+/// bounded recognizer pool are shared by all requests. Run it with ``run(onListening:)`` under a
+/// `ServiceGroup` (swift-service-lifecycle), which stops it gracefully on SIGINT or SIGTERM:
+/// in-flight requests finish, new connections are refused.
+public struct SpeechService: Sendable {
+    public let configuration: ServiceConfiguration
+    public let authority: TokenAuthority
+    public let pool: RecognizerPool
+    private let logger: Logger
+
+    public init(configuration: ServiceConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        authority = TokenAuthority(
+            store: TokenStore(credentials: configuration.credentials.secrets, lifetimes: configuration.tokenLifetimes))
+        pool = RecognizerPool(capacity: configuration.recognizerCount, configuration: configuration.recognizer)
+    }
+
+    /// The Hummingbird application: load `preloadedRecognizers` first (throws if the model cannot
+    /// be loaded), then serve. `onListening` receives the bound port (useful with port 0).
+    public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
+        -> some ApplicationProtocol
+    {
+        try await pool.preload(configuration.preloadedRecognizers)
+        let router = Router(context: ServiceRequestContext.self)
+        let oauth = OAuthRoute(authority: authority)
+        let speech = SpeechToTextRoute(authority: authority, pool: pool, configuration: configuration)
+        router.post("/oauth/token") { request, context in try await oauth.respond(request, context: context) }
+        router.post("/speech/v3/speechToText") { request, context in await speech.respond(request, context: context) }
+        return Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "earshot"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+}
+
+extension SpeechService {
+    /// The log level a command line names (`trace` … `critical`), or nil.
+    public static func logLevel(named name: String) -> Logger.Level? { Logger.Level(rawValue: name.lowercased()) }
+
+    /// Serves `configuration` until SIGINT or SIGTERM, logging to standard error at `logLevel`, then
+    /// shuts down gracefully: the listener closes, requests in flight are answered.
+    ///
+    /// Bootstraps swift-log for the process, so call it once, from a program's entry point.
+    public static func runUntilSignalled(
+        configuration: ServiceConfiguration, logLevel: Logger.Level = .info,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = logLevel
+            return handler
+        }
+        let logger = Logger(label: "earshot.service")
+        let service = SpeechService(configuration: configuration, logger: logger)
+        let application = try await service.makeApplication(onListening: onListening)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,15 @@
+import EarshotServer
+import Testing
+
+struct SpeechContextTests {
+    @Test(arguments: SpeechContext.allCases)
+    func namesParseWhateverTheirCase(_ context: SpeechContext) {
+        #expect(SpeechContext(header: context.rawValue) == context)
+        #expect(SpeechContext(header: " " + context.rawValue.uppercased()) == context)
+    }
+
+    @Test func unknownNamesAreRefused() {
+        #expect(SpeechContext(header: "Dictation") == nil)
+        #expect(SpeechContext(header: "") == nil)
+    }
+}

@@ -1,0 +1,130 @@
+import EarshotServer
+import Testing
+
+/// A deterministic generator, so token values are reproducible in these tests only.
+private struct CountingGenerator: RandomNumberGenerator {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    mutating func next() -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state
+    }
+}
+
+struct TokenStoreTests {
+    let start = ContinuousClock.now
+    let lifetimes = TokenStore.Lifetimes(accessToken: .seconds(60), refreshToken: .seconds(600))
+
+    func store() -> TokenStore {
+        TokenStore(credentials: ["app": "s3cret", "other": "x"], lifetimes: lifetimes)
+    }
+
+    @Test func clientCredentialsGrantTokensOfTheSeedsShape() throws {
+        var store = store()
+        var random = CountingGenerator()
+        let grant = try store.issue(
+            clientID: "app", clientSecret: "s3cret", scope: "SPEECH", now: start, using: &random)
+        #expect(grant.accessToken.count == 32 && grant.refreshToken.count == 40)
+        #expect(grant.accessToken.allSatisfy(\.isHexDigit) && grant.refreshToken.allSatisfy(\.isHexDigit))
+        #expect(grant.expiresIn == 60)
+        #expect(grant.scope == .speech)
+        #expect(
+            store.authorize(accessToken: grant.accessToken, for: .speech, now: start) == .authorized(clientID: "app"))
+    }
+
+    @Test func badCredentialsAndScopesAreRefused() {
+        var store = store()
+        var random = CountingGenerator()
+        #expect(throws: TokenStore.Refusal.invalidClient) {
+            try store.issue(clientID: "app", clientSecret: "s3creT", scope: "SPEECH", now: start, using: &random)
+        }
+        #expect(throws: TokenStore.Refusal.invalidClient) {
+            try store.issue(clientID: "nobody", clientSecret: "s3cret", scope: "SPEECH", now: start, using: &random)
+        }
+        #expect(throws: TokenStore.Refusal.invalidScope) {
+            try store.issue(clientID: "app", clientSecret: "s3cret", scope: "TTS", now: start, using: &random)
+        }
+        #expect(throws: TokenStore.Refusal.invalidScope) {
+            try store.issue(clientID: "app", clientSecret: "s3cret", scope: nil, now: start, using: &random)
+        }
+        #expect(store.accessTokenCount == 0)
+    }
+
+    @Test func accessTokensExpireAfterTheirLifetime() throws {
+        var store = store()
+        var random = CountingGenerator()
+        let grant = try store.issue(
+            clientID: "app", clientSecret: "s3cret", scope: "SPEECH", now: start, using: &random)
+        let justBefore = start + .seconds(59)
+        #expect(
+            store.authorize(accessToken: grant.accessToken, for: .speech, now: justBefore)
+                == .authorized(clientID: "app"))
+        #expect(store.authorize(accessToken: grant.accessToken, for: .speech, now: start + .seconds(60)) == .expired)
+        #expect(
+            store.authorize(accessToken: "0123456789abcdef0123456789abcdef", for: .speech, now: start) == .unknownToken)
+    }
+
+    @Test func aTokenOpensOnlyTheServicesOfItsScope() throws {
+        var store = store()
+        var random = CountingGenerator()
+        let custom = try store.issue(clientID: "app", clientSecret: "s3cret", scope: "STTC", now: start, using: &random)
+        #expect(
+            store.authorize(accessToken: custom.accessToken, for: .speech, now: start)
+                == .wrongScope(.speechToTextCustom))
+        let both = try store.issue(
+            clientID: "app", clientSecret: "s3cret", scope: "SPEECH,STTC", now: start, using: &random)
+        #expect(both.scope == [.speech, .speechToTextCustom])
+        for scope in [OAuthScope.speech, .speechToTextCustom] {
+            #expect(
+                store.authorize(accessToken: both.accessToken, for: scope, now: start) == .authorized(clientID: "app"))
+        }
+    }
+
+    @Test func refreshTokensRotateAndExpire() throws {
+        var store = store()
+        var random = CountingGenerator()
+        let first = try store.issue(clientID: "app", clientSecret: "s3cret", scope: "STTC", now: start, using: &random)
+        let later = start + .seconds(300)
+        let second = try store.refresh(refreshToken: first.refreshToken, now: later, using: &random)
+        #expect(second.scope == .speechToTextCustom)
+        #expect(second.accessToken != first.accessToken && second.refreshToken != first.refreshToken)
+        #expect(
+            store.authorize(accessToken: second.accessToken, for: .speechToTextCustom, now: later)
+                == .authorized(clientID: "app"))
+        #expect(throws: TokenStore.Refusal.invalidGrant, "a used refresh token is spent") {
+            try store.refresh(refreshToken: first.refreshToken, now: later, using: &random)
+        }
+        #expect(throws: TokenStore.Refusal.invalidGrant, "refresh tokens expire too") {
+            try store.refresh(refreshToken: second.refreshToken, now: later + .seconds(600), using: &random)
+        }
+    }
+
+    @Test func expiredTokensAreDroppedWhenNewOnesAreIssued() throws {
+        var store = store()
+        var random = CountingGenerator()
+        for _ in 0..<3 {
+            _ = try store.issue(clientID: "app", clientSecret: "s3cret", scope: "SPEECH", now: start, using: &random)
+        }
+        #expect(store.accessTokenCount == 3)
+        _ = try store.issue(
+            clientID: "app", clientSecret: "s3cret", scope: "SPEECH", now: start + .seconds(61), using: &random)
+        #expect(store.accessTokenCount == 1)
+    }
+
+    @Test func scopeFieldsParse() {
+        #expect(OAuthScope(field: "SPEECH") == .speech)
+        #expect(OAuthScope(field: "sttc") == .speechToTextCustom)
+        #expect(OAuthScope(field: "SPEECH, STTC") == [.speech, .speechToTextCustom])
+        #expect(OAuthScope(field: "") == nil)
+        #expect(OAuthScope(field: "SPEECH,TTS") == nil)
+    }
+
+    @Test func credentialsFilesParseAndNameTheirFaults() throws {
+        let credentials = try Credentials(parsing: "# apps\nkey1:secret:with:colons\n\nkey2:two\n", origin: "creds")
+        #expect(credentials.secrets == ["key1": "secret:with:colons", "key2": "two"])
+        #expect(throws: (any Error).self) { try Credentials(parsing: "key1\n", origin: "creds") }
+        #expect(throws: (any Error).self) { try Credentials(parsing: "# nothing\n", origin: "creds") }
+        let random = Credentials.random()
+        #expect(random.credentials.secrets == [random.appKey: random.secret])
+        #expect(random.secret.count == 32)
+    }
+}
