@@ -13,14 +13,14 @@ public enum ManifestWriter {
 
     /// One manifest line for `entry`, without the newline.
     public static func line(for entry: CorpusEntry) -> String {
-        var out = "{\"schema_version\":\(schemaVersion),\"path\":\(quoted(entry.path))"
+        var out = "{\"schema_version\":\(schemaVersion),\"path\":\(JSONText.quoted(entry.path))"
         out += ",\"duration_s\":\(seconds(entry.duration))"
         out += ",\"speech\":[" + entry.speech.map(segment).joined(separator: ",") + "]"
-        if let transcript = entry.transcript { out += ",\"transcript\":\(quoted(transcript))" }
+        if let transcript = entry.transcript { out += ",\"transcript\":\(JSONText.quoted(transcript))" }
         if let words = entry.words {
             out += ",\"words\":[" + words.map(word).joined(separator: ",") + "]"
         }
-        let tags = entry.tags.keys.sorted().map { "\(quoted($0)):\(quoted(entry.tags[$0]!))" }
+        let tags = entry.tags.keys.sorted().map { "\(JSONText.quoted($0)):\(JSONText.quoted(entry.tags[$0]!))" }
         out += ",\"tags\":{" + tags.joined(separator: ",") + "}}"
         return out
     }
@@ -70,25 +70,6 @@ public enum ManifestWriter {
     }
 
     private static func word(_ word: LabeledWord) -> String {
-        "{\"word\":\(quoted(word.word)),\"start_s\":\(seconds(word.start)),\"end_s\":\(seconds(word.end))}"
-    }
-
-    /// A JSON string literal: quotes, backslashes and control characters escaped, everything else as is.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        "{\"word\":\(JSONText.quoted(word.word)),\"start_s\":\(seconds(word.start)),\"end_s\":\(seconds(word.end))}"
     }
 }

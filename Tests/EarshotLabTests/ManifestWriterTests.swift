@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func escapesControlCharacters() {
-        #expect(ManifestWriter.quoted("a\tb\n\u{1}\\") == #""a\tb\n\u0001\\""#)
+        #expect(JSONText.quoted("a\tb\n\u{1}\\") == #""a\tb\n\u0001\\""#)
     }
 
     @Test func writesAtomicallyAndCompletely() throws {

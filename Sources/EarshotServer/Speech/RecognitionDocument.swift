@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotRecognizer
 import Foundation
 
@@ -71,37 +72,25 @@ public struct RecognitionDocument: Codable, Sendable, Equatable {
     /// (`JSONEncoder` orders keys by hash, which Swift seeds per process.)
     public func encoded() throws -> Data {
         let r = recognition
-        var out = #"{"Recognition":{"Status":"# + Self.quoted(r.status) + #","ResponseId":"# + Self.quoted(r.responseID)
+        var out =
+            #"{"Recognition":{"Status":"# + JSONText.quoted(r.status) + #","ResponseId":"#
+            + JSONText.quoted(r.responseID)
         out += #","Info":{"metrics":{"audioTime":"# + "\(r.info.metrics.audioTime)"
         out += #","audioBytes":"# + "\(r.info.metrics.audioBytes)}}"
         if let nBest = r.nBest {
-            let hypotheses = nBest.map { best in
-                #"{"Confidence":"# + "\(best.confidence)" + #","Grade":"# + Self.quoted(best.grade)
-                    + #","LanguageId":"# + Self.quoted(best.languageID) + #","Hypothesis":"#
-                    + Self.quoted(best.hypothesis) + #","ResultText":"# + Self.quoted(best.resultText)
-                    + #","Words":["# + best.words.map(Self.quoted).joined(separator: ",") + #"],"WordScores":["#
-                    + best.wordScores.map { "\($0)" }.joined(separator: ",") + "]}"
+            let hypotheses = nBest.map { best -> String in
+                var item = #"{"Confidence":"# + "\(best.confidence)"
+                item += #","Grade":"# + JSONText.quoted(best.grade)
+                item += #","LanguageId":"# + JSONText.quoted(best.languageID)
+                item += #","Hypothesis":"# + JSONText.quoted(best.hypothesis)
+                item += #","ResultText":"# + JSONText.quoted(best.resultText)
+                item += #","Words":["# + best.words.map(JSONText.quoted).joined(separator: ",")
+                item += #"],"WordScores":["# + best.wordScores.map { "\($0)" }.joined(separator: ",") + "]}"
+                return item
             }
             out += #","NBest":["# + hypotheses.joined(separator: ",") + "]"
         }
         return Data((out + "}}").utf8)
-    }
-
-    /// `text` as a JSON string literal (RFC 8259 escapes).
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     /// Three decimals, as the seed's word scores: more would be noise.
