@@ -87,11 +87,10 @@ struct VAD: ParsableCommand {
     }
 
     func analyze(_ file: String, smoothing: SmoothingConfiguration) throws -> Analysis {
-        let source = try layout.open(file)
-        var frameCount = 0
-        var counting: any AudioSource = CountingSource(source: source) { frameCount += $0 }
-        let track = try DetectorTrack.compute(source: &counting, detector: detector)
-        let duration = Double(frameCount) / Double(source.format.sampleRate)
+        var source = try layout.open(file)
+        let track = try DetectorTrack.compute(source: &source, detector: detector)
+        // The frames cover the whole stream (resampled length = round(n × ratio)), so they give its duration.
+        let duration = track.frames.last?.end.seconds ?? 0
         let replay = try track.replay(
             smoothing: smoothing, endpointer: try EndpointerConfiguration(), keepingDecisions: true)
         let segments = replay.decisions.speechSegments().map {
@@ -130,18 +129,6 @@ struct VAD: ParsableCommand {
 
     static func probabilityLines(_ values: [Float]) -> String {
         values.map { String(format: "%.4f\n", $0) }.joined()
-    }
-}
-
-/// Passes a source through, counting frames, so the exact duration is known even for stdin.
-struct CountingSource: AudioSource {
-    var source: any AudioSource
-    let count: (Int) -> Void
-    var format: AudioFormat { source.format }
-    mutating func read() throws -> AudioBuffer? {
-        let buffer = try source.read()
-        if let buffer { count(buffer.frameCount) }
-        return buffer
     }
 }
 

@@ -33,19 +33,19 @@ struct SmoothingOptions: ParsableArguments {
     @Option(help: "Speech continues this long after the probability drops, seconds. Default 0.05.")
     var hangover: Double?
 
+    /// The flags given, applied to the defaults by the same rule a sweep row uses (an onset threshold
+    /// without an offset threshold brings the offset along; see ``EvaluationSettings/applying(_:)``).
     func configuration() throws -> SmoothingConfiguration {
-        let defaults = try SmoothingConfiguration()
-        let onset = onsetThreshold ?? defaults.onsetThreshold
-        return try SmoothingConfiguration(
-            onsetThreshold: onset,
-            offsetThreshold: offsetThreshold
-                ?? (onsetThreshold == nil
-                    ? defaults.offsetThreshold : max(0, onset - EvaluationSettings.hysteresisGap)),
-            minSpeechDuration: minSpeechDuration ?? defaults.minSpeechDuration,
-            minSilenceDuration: minSilenceDuration ?? defaults.minSilenceDuration,
-            speechPadBefore: speechPadBefore ?? defaults.speechPadBefore,
-            speechPadAfter: speechPadAfter ?? defaults.speechPadAfter,
-            hangover: hangover ?? defaults.hangover)
+        let given: [(SweepParameter, Double?)] = [
+            (.onsetThreshold, onsetThreshold.map(Double.init)), (.offsetThreshold, offsetThreshold.map(Double.init)),
+            (.minSpeechDuration, minSpeechDuration), (.minSilenceDuration, minSilenceDuration),
+            (.speechPadBefore, speechPadBefore), (.speechPadAfter, speechPadAfter), (.hangover, hangover),
+        ]
+        let setting = SweepSetting(
+            values: given.compactMap { parameter, value in value.map { (parameter, .number($0)) } })
+        let defaults = EvaluationSettings(
+            smoothing: try SmoothingConfiguration(), endpointer: try EndpointerConfiguration())
+        return try defaults.applying(setting).smoothing
     }
 }
 
