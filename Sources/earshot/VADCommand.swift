@@ -79,11 +79,7 @@ struct VAD: ParsableCommand {
         var segments: [LabeledSegment]
 
         /// One probability per 10 ms cell.
-        var gridProbabilities: [Float] {
-            FrameGrid.values(
-                track.frames.map { ($0.start.seconds, $0.end.seconds, $0.probability) },
-                cellCount: FrameGrid.cellCount(duration: duration))
-        }
+        var gridProbabilities: [Float] { track.gridProbabilities(duration: duration) }
     }
 
     func analyze(_ file: String, smoothing: SmoothingConfiguration) throws -> Analysis {

@@ -64,8 +64,12 @@ public struct DetectorTrack: Sendable {
             })
     }
 
-    /// Each frame as a span in seconds with its probability, for ``FrameGrid``.
-    var spans: [(start: Double, end: Double, value: Float)] {
-        frames.map { ($0.start.seconds, $0.end.seconds, $0.probability) }
+    /// One probability per 10 ms cell of a file of `duration` seconds, whatever the detector's hop: the
+    /// layout of `NAME.prob` files and of `earshot vad --format probs` (the inverse of
+    /// ``init(gridProbabilities:)``).
+    public func gridProbabilities(duration: Double) -> [Float] {
+        FrameGrid.values(
+            frames.map { ($0.start.seconds, $0.end.seconds, $0.probability) },
+            cellCount: FrameGrid.cellCount(duration: duration))
     }
 }

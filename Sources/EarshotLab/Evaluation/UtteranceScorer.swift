@@ -32,7 +32,7 @@ public enum UtteranceScorer {
             let labels = FrameGrid.labels(entry.speech, cellCount: cells)
             let predicted = FrameGrid.labels(segments, cellCount: cells)
             score.frames.add(predicted: predicted, labelled: labels)
-            score.probabilities.add(probabilities: FrameGrid.values(track.spans, cellCount: cells), labelled: labels)
+            score.probabilities.add(probabilities: track.gridProbabilities(duration: entry.duration), labelled: labels)
             score.boundaries.add(predicted: segments, labelled: entry.speech)
         }
         return score
