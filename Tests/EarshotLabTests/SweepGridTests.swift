@@ -64,6 +64,26 @@ import Testing
         #expect(ParetoFront.membership(points) == [true, true, false, true, false, false])
     }
 
+    /// The n log n sweep agrees with the definition, checked pair by pair, on random points with ties.
+    @Test func agreesWithTheDefinitionOnRandomPoints() {
+        var generator = SplitMix64(seed: 11)
+        for _ in 0..<50 {
+            let points: [(x: Double?, y: Double?)] = (0..<40).map { _ in
+                let x = Double(Int.random(in: 0..<8, using: &generator)) / 8
+                let y = Double(Int.random(in: 0..<8, using: &generator)) / 8
+                return (Int.random(in: 0..<10, using: &generator) == 0 ? nil : x, y)
+            }
+            let definition = points.map { point -> Bool in
+                guard let x = point.x, let y = point.y else { return false }
+                return !points.contains { other in
+                    guard let otherX = other.x, let otherY = other.y else { return false }
+                    return otherX <= x && otherY <= y && (otherX < x || otherY < y)
+                }
+            }
+            #expect(ParetoFront.membership(points) == definition)
+        }
+    }
+
     @Test func equalPointsAreAllOnTheFront() {
         #expect(ParetoFront.membership([(0.5, 0.01), (0.5, 0.01)]) == [true, true])
     }

@@ -5,12 +5,24 @@ public enum ParetoFront {
     /// when another is no worse on both and strictly better on one; points with a missing coordinate
     /// (no latency measured) are never on the front. Equal points are all on it.
     public static func membership(_ points: [(x: Double?, y: Double?)]) -> [Bool] {
-        points.map { point in
-            guard let x = point.x, let y = point.y else { return false }
-            return !points.contains { other in
-                guard let otherX = other.x, let otherY = other.y else { return false }
-                return otherX <= x && otherY <= y && (otherX < x || otherY < y)
+        // Sweep by x: a point is on the front when its y is the least among points with its x and below
+        // every y seen at smaller x (n log n, not a comparison of every pair).
+        let measured = points.indices.filter { points[$0].x != nil && points[$0].y != nil }
+            .sorted { (points[$0].x!, points[$0].y!) < (points[$1].x!, points[$1].y!) }
+        var onFront = [Bool](repeating: false, count: points.count)
+        var bestY = Double.infinity
+        var start = 0
+        while start < measured.count {
+            let x = points[measured[start]].x!
+            var end = start
+            while end < measured.count && points[measured[end]].x! == x { end += 1 }
+            let groupMinimum = points[measured[start]].y!  // sorted by y within the same x
+            for index in measured[start..<end] where points[index].y! == groupMinimum && groupMinimum < bestY {
+                onFront[index] = true
             }
+            bestY = min(bestY, groupMinimum)
+            start = end
         }
+        return onFront
     }
 }

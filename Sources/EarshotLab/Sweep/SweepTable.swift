@@ -24,22 +24,32 @@ public struct SweepTable: Sendable {
     public let grid: SweepGrid
     /// Rows in grid order (only finished settings).
     public private(set) var rows: [SweepRow] = []
+    /// Each setting's place in the grid, computed once.
+    private let order: [SweepSetting: Int]
 
     public init(grid: SweepGrid) {
         self.grid = grid
+        order = Dictionary(uniqueKeysWithValues: grid.settings.enumerated().map { ($1, $0) })
     }
 
     /// Adds or replaces the row for its setting, keeps grid order, and re-marks the Pareto front.
     public mutating func insert(_ row: SweepRow) {
-        rows.removeAll { $0.setting == row.setting }
-        rows.append(row)
-        let order = Dictionary(uniqueKeysWithValues: grid.settings.enumerated().map { ($1, $0) })
-        rows.sort { (order[$0.setting] ?? .max) < (order[$1.setting] ?? .max) }
+        let place = order[row.setting] ?? .max
+        let index = rows.partitioningIndex { (order[$0.setting] ?? .max) >= place }
+        if index < rows.count, rows[index].setting == row.setting {
+            rows[index] = row
+        } else {
+            rows.insert(row, at: index)
+        }
         let front = ParetoFront.membership(rows.map { ($0.metrics.latency.median, $0.metrics.truncationRate) })
         for index in rows.indices { rows[index].isParetoOptimal = front[index] }
     }
 
-    public func contains(_ setting: SweepSetting) -> Bool { rows.contains { $0.setting == setting } }
+    public func contains(_ setting: SweepSetting) -> Bool {
+        guard let place = order[setting] else { return false }
+        let index = rows.partitioningIndex { (order[$0.setting] ?? .max) >= place }
+        return index < rows.count && rows[index].setting == setting
+    }
 
     // MARK: CSV
 
@@ -177,5 +187,19 @@ public struct SweepTable: Sendable {
         metrics.wrongNoAudioRate = numbers[numbers.startIndex + 5]
         metrics.missedEndpointRate = numbers[numbers.startIndex + 6]
         return SweepRow(setting: SweepSetting(values: values), metrics: metrics)
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongs`, for a predicate false then true along the
+    /// array (binary search).
+    fileprivate func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }
