@@ -28,23 +28,34 @@ public final class PocketSphinxRecognizer: Recognizer {
     /// the decoder in the same state as every later one, short enough for lively partial results.
     static let framesPerCall = 20
 
-    private let decoder: OpaquePointer
+    let decoder: OpaquePointer
     private let initialMean: CepstralMeanSnapshot?
     /// Samples per decoder frame: 160 at 16 kHz and 100 frames per second.
-    private let samplesPerFrame: Int
+    let samplesPerFrame: Int
     /// Int16 staging for one piece of ``framesPerCall`` frames; `pending` samples of it are filled.
     private let scratch: UnsafeMutableBufferPointer<Int16>
     private var pending = 0
-    private var utterance: Utterance?
+    var utterance: Utterance?
+    /// The n-gram search PocketSphinx made at load, to return to after a grammar.
+    let languageModelSearch: String
+    /// The grammar in use and how, set by `useGrammar(_:as:)`.
+    var grammar: ActiveGrammar?
+    /// Whether words were added to the dictionary (and language model) since loading.
+    public internal(set) var hasAddedWords = false
+    /// Under a hint grammar, how unlike the language model's reading the grammar's was in the last
+    /// utterance (phone edits per phone; see ``hintTolerance``).
+    public internal(set) var lastHintDistance: Double?
     /// Where the next utterance starts if no audio is fed to it: the end of the previous one.
     private var streamFrame: Int64 = 0
 
-    private struct Utterance {
+    struct Utterance {
         /// Media time of the first frame, fixed by the first non-empty buffer.
         var startFrame: Int64?
         /// Media time just after the last frame accepted.
         var endFrame: Int64
     }
+    /// The open utterance's samples, kept only under a grammar, which decodes them a second time.
+    var retained: [Int16]?
 
     /// Loads the model named by `configuration` after checking that its files exist.
     ///
@@ -62,6 +73,7 @@ public final class PocketSphinxRecognizer: Recognizer {
         samplesPerFrame = loaded.samplesPerFrame
         scratch = .allocate(capacity: samplesPerFrame * Self.framesPerCall)
         initialMean = CepstralMeanSnapshot(decoder: decoder)
+        languageModelSearch = ps_get_search(decoder).map { String(cString: $0) } ?? "_default"
     }
 
     deinit {
@@ -80,6 +92,7 @@ public final class PocketSphinxRecognizer: Recognizer {
             throw EarshotError(.recognizerFailed, "PocketSphinx could not start an utterance")
         }
         pending = 0
+        retained = grammar == nil ? nil : []
         utterance = Utterance(startFrame: nil, endFrame: streamFrame)
     }
 
@@ -150,12 +163,25 @@ public final class PocketSphinxRecognizer: Recognizer {
         let startFrame = current.startFrame ?? current.endFrame
         var result = RecognitionResult(
             hypotheses: [], start: mediaTime(startFrame), end: mediaTime(current.endFrame), isPartial: false)
-        let text = bestHypothesisText()
-        if text.isEmpty { return result }
-        let words = recognizedWords(startFrame: startFrame, endFrame: current.endFrame)
-        let confidence = words.isEmpty ? nil : words.map(\.confidence).reduce(0, +) / Double(words.count)
-        result.hypotheses = [Hypothesis(text: text, confidence: confidence, words: words)]
+        var best = bestHypothesis(startFrame: startFrame, endFrame: current.endFrame)
+        if let samples = retained, let use = grammar?.use, best != nil {
+            retained = nil
+            best = try secondGrammarPass(
+                after: best!, use: use, samples: samples, startFrame: startFrame, endFrame: current.endFrame)
+        }
+        if let best { result.hypotheses = [best.hypothesis] }
         return result
+    }
+
+    /// The current search's best hypothesis with its words and path score, or nil when it heard nothing.
+    func bestHypothesis(startFrame: Int64, endFrame: Int64) -> ScoredHypothesis? {
+        var score: Int32 = 0
+        guard let hypothesis = ps_get_hyp(decoder, &score) else { return nil }
+        let text = String(cString: hypothesis).split(separator: " ").joined(separator: " ")
+        if text.isEmpty { return nil }
+        let words = recognizedWords(startFrame: startFrame, endFrame: endFrame)
+        let confidence = words.isEmpty ? nil : words.map(\.confidence).reduce(0, +) / Double(words.count)
+        return ScoredHypothesis(hypothesis: Hypothesis(text: text, confidence: confidence, words: words), score: score)
     }
 
     /// Forgets what the decoder has learned about the channel, returning it to its state just after
@@ -171,6 +197,7 @@ public final class PocketSphinxRecognizer: Recognizer {
     private func decodePending() throws {
         defer { pending = 0 }
         guard pending > 0 else { return }
+        retained?.append(contentsOf: scratch[0..<pending])
         guard ps_process_raw(decoder, scratch.baseAddress, pending, 0, 0) >= 0 else {
             throw EarshotError(.recognizerFailed, "PocketSphinx failed to decode audio")
         }
@@ -192,16 +219,16 @@ public final class PocketSphinxRecognizer: Recognizer {
         var segment = ps_seg_iter(decoder)
         while let current = segment {
             defer { segment = ps_seg_next(current) }
+            var acoustic: Int32 = 0
+            var language: Int32 = 0
+            var backoff: Int32 = 0
+            let posterior = ps_seg_prob(current, &acoustic, &language, &backoff)
             guard let reported = ps_seg_word(current), let word = Self.spokenWord(String(cString: reported)) else {
                 continue
             }
             var first: Int32 = 0
             var last: Int32 = 0
             ps_seg_frames(current, &first, &last)
-            var acoustic: Int32 = 0
-            var language: Int32 = 0
-            var backoff: Int32 = 0
-            let posterior = ps_seg_prob(current, &acoustic, &language, &backoff)
             // The front end pads the last frame with zeros, so it may run up to 159 samples past the audio.
             let start = min(startFrame + Int64(first) * frameLength, endFrame)
             let end = min(startFrame + Int64(last + 1) * frameLength, endFrame)
@@ -225,7 +252,7 @@ public final class PocketSphinxRecognizer: Recognizer {
         return word
     }
 
-    private func mediaTime(_ frame: Int64) -> MediaTime { MediaTime(frame: frame, sampleRate: format.sampleRate) }
+    func mediaTime(_ frame: Int64) -> MediaTime { MediaTime(frame: frame, sampleRate: format.sampleRate) }
 
     private static func probability(_ value: Double) -> Double { value.isNaN ? 0 : min(max(value, 0), 1) }
 }

@@ -1,0 +1,137 @@
+import EarshotCore
+import EarshotRecognizer
+import EarshotTesting
+import Testing
+
+@Suite struct GrammarParsingTests {
+    static func grammar(_ rules: String, root: String = "main", attributes: String = "") throws -> RecognitionGrammar {
+        try RecognitionGrammar(
+            srgs: Array(
+                """
+                <?xml version="1.0"?>
+                <grammar xmlns="http://www.w3.org/2001/06/grammar" version="1.0" root="\(root)" \(attributes)>
+                \(rules)
+                </grammar>
+                """.utf8), origin: "test.grxml")
+    }
+
+    static func failure(_ rules: String, root: String = "main", attributes: String = "") -> String {
+        do {
+            _ = try grammar(rules, root: root, attributes: attributes)
+            return "parsed"
+        } catch let error as EarshotError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func cardsGrammarParsesWithItsWholeVocabulary() throws {
+        let grammar = try RecognitionGrammar(srgs: try CardsRecordings.grammar())
+        #expect(grammar.root == "cards")
+        #expect(grammar.rules.map(\.id) == ["cards", "card", "suit", "rank"])
+        #expect(grammar.vocabulary.count == 13 + 4 + 1)
+        #expect(grammar.vocabulary.contains("diamonds") && grammar.vocabulary.contains("of"))
+    }
+
+    @Test func textTokensItemsAndRepeatsBecomeJSGF() throws {
+        let grammar = try Self.grammar(
+            """
+            <rule id="main" scope="public">Call <item repeat="0-1">Doctor</item> <ruleref uri="#name"/>
+              <item repeat="1-">please</item> <item repeat="2-4">now</item> <item repeat="0-">very</item>
+              <tag>out = "call"</tag><token>New York</token>
+            </rule>
+            <rule id="name"><one-of><item weight="2">smith</item><item>jones</item></one-of></rule>
+            """)
+        #expect(grammar.vocabulary == ["call", "doctor", "jones", "new", "now", "please", "smith", "very", "york"])
+        let jsgf = grammar.jsgf(name: "g")
+        #expect(jsgf.hasPrefix("#JSGF V1.0;\n\ngrammar g;\n"))
+        #expect(
+            jsgf.contains(
+                "public <r0_main> = call [(doctor)] <r1_name> (please)+ (now) (now) [(now) [(now)]] (very)* (new york);"))
+        #expect(jsgf.contains("<r1_name> = /2/ smith | /1/ jones;"))
+    }
+
+    @Test func onlyTheRootIsPublicAndComesFirst() throws {
+        let grammar = try Self.grammar(
+            """
+            <rule id="helper" scope="public">yes</rule>
+            <rule id="main.rule-1"><ruleref uri="#helper"/> <ruleref special="NULL"/></rule>
+            """, root: "main.rule-1")
+        let lines = grammar.jsgf().split(separator: "\n").filter { $0.hasPrefix("public") || $0.hasPrefix("<") }
+        #expect(lines == ["public <r1_main_rule_1> = <r0_helper> <NULL>;", "<r0_helper> = yes;"])
+    }
+
+    @Test func singleRuleNeedsNoRoot() throws {
+        let grammar = try RecognitionGrammar(
+            srgs: Array("<grammar><rule id='only'>yes</rule></grammar>".utf8))
+        #expect(grammar.root == "only")
+    }
+
+    @Test(arguments: [
+        ("<rule id='main'>a</rule>", "mode=\"dtmf\"", "mode=\"dtmf\" is not supported"),
+        ("<rule id='main'><ruleref uri='other.grxml#x'/></rule>", "", "refers to another document"),
+        ("<rule id='main'><ruleref uri='#missing'/></rule>", "", "\"#missing\", which is not a rule"),
+        ("<rule id='main'><item repeat='3-1'>a</item></rule>", "", "repeat=\"3-1\""),
+        ("<rule id='main'><item repeat='1-1000'>a</item></rule>", "", "more than 50 repetitions"),
+        ("<rule id='main'><item repeat='x'>a</item></rule>", "", "repeat=\"x\"; expected n, n-m or n-"),
+        ("<rule id='main'><one-of>a</one-of></rule>", "", "<one-of> may hold only <item>"),
+        ("<rule id='main'><one-of><item weight='-1'>a</item></one-of></rule>", "", "weight=\"-1\""),
+        ("<rule id='main'><foo/></rule>", "", "unexpected <foo>"),
+        ("<rule id='main'>a</rule><rule id='main'>b</rule>", "", "rule \"main\" is defined twice"),
+        ("<rule>a</rule>", "", "a <rule> has no id"),
+        ("<rule id='other'>a</rule>", "", "root=\"main\" names no rule"),
+        ("<rule id='main'>a</rule><lexicon uri='x.pls'/>", "", "x-dictionary"),
+    ])
+    func invalidGrammarsAreRefusedWithTheLineAndTheConstruct(rules: String, attributes: String, expected: String) {
+        let message = Self.failure(rules, attributes: attributes)
+        #expect(message.contains(expected), "\(message)")
+        #expect(message.hasPrefix("test.grxml: line "), "\(message)")
+    }
+
+    @Test func textThatIsNotXMLIsRefused() {
+        let error = #expect(throws: EarshotError.self) {
+            try RecognitionGrammar(srgs: Array("ten of clubs".utf8), origin: "x-grammar part")
+        }
+        #expect(error?.message.contains("x-grammar part: not well-formed XML") == true)
+    }
+
+    @Test func ipaBecomesCMUPhones() throws {
+        let lexicon = try PronunciationLexicon(
+            pls: Array(
+                """
+                <lexicon xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa">
+                  <lexeme><grapheme>Earshot</grapheme><phoneme>ˈɪɹˌʃɑt</phoneme></lexeme>
+                  <lexeme><grapheme>church</grapheme><grapheme>churches</grapheme><phoneme>t͡ʃɝtʃ</phoneme></lexeme>
+                  <lexeme><grapheme>voice</grapheme><phoneme>vɔɪs</phoneme><phoneme alphabet="x-arpabet">V OY1 S</phoneme></lexeme>
+                </lexicon>
+                """.utf8))
+        #expect(lexicon.entries.map(\.words) == [["earshot"], ["church", "churches"], ["voice"]])
+        #expect(lexicon.entries[0].pronunciations == [.phones(["IH", "R", "SH", "AA", "T"])])
+        #expect(lexicon.entries[1].pronunciations == [.phones(["CH", "ER", "CH"])])
+        #expect(lexicon.entries[2].pronunciations == [.phones(["V", "OY", "S"]), .phones(["V", "OY", "S"])])
+    }
+
+    @Test(arguments: [
+        ("<lexicon alphabet='ipa'><lexeme><grapheme>x</grapheme><phoneme>ʘ</phoneme></lexeme></lexicon>", "U+298"),
+        ("<lexicon alphabet='x-sampa'><lexeme><grapheme>x</grapheme><phoneme>a</phoneme></lexeme></lexicon>",
+         "alphabet \"x-sampa\" is not supported"),
+        ("<lexicon alphabet='x-arpabet'><lexeme><grapheme>x</grapheme><phoneme>K QQ</phoneme></lexeme></lexicon>",
+         "\"QQ\" is not a CMU phone"),
+        ("<lexicon><lexeme><phoneme>a</phoneme></lexeme></lexicon>", "no <grapheme>"),
+        ("<lexicon><lexeme><grapheme>x</grapheme></lexeme></lexicon>", "neither <phoneme> nor <alias>"),
+        ("<lexicon><lexeme><grapheme>new york</grapheme><alias>a</alias></lexeme></lexicon>", "holds a space"),
+        ("<grammar/>", "expected a PLS <lexicon>"),
+    ])
+    func invalidLexiconsAreRefused(document: String, expected: String) {
+        do {
+            _ = try PronunciationLexicon(pls: Array(document.utf8), origin: "x-dictionary part")
+            Issue.record("parsed \(document)")
+        } catch let error as EarshotError {
+            #expect(error.message.contains(expected), "\(error.message)")
+            #expect(error.message.hasPrefix("x-dictionary part"))
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+}
