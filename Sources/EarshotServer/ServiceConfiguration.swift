@@ -12,6 +12,8 @@ public struct ServiceConfiguration: Sendable {
     public var tokenLifetimes: TokenStore.Lifetimes
     /// Requests whose audio runs longer than this many seconds are refused with 413.
     public var maxAudioDuration: Double
+    /// The largest lexicon or grammar part a Speech to Text Custom request may send, in bytes (413 beyond).
+    public var maxGrammarBytes: Int
     /// A request whose body sends nothing for this long gets 408 and its connection is closed.
     public var readTimeout: Duration
     /// Recognizers that may run at once; more concurrent requests get 503.
@@ -28,7 +30,7 @@ public struct ServiceConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, credentials: Credentials,
         tokenLifetimes: TokenStore.Lifetimes = .init(), maxAudioDuration: Double = 60,
-        readTimeout: Duration = .seconds(10), recognizerCount: Int = 4, preloadedRecognizers: Int = 1,
+        maxGrammarBytes: Int = 1 << 20,        readTimeout: Duration = .seconds(10), recognizerCount: Int = 4, preloadedRecognizers: Int = 1,
         retryAfterSeconds: Int = 1, realm: String = "earshot", recognizer: PocketSphinxConfiguration = .default
     ) {
         self.host = host
@@ -36,6 +38,7 @@ public struct ServiceConfiguration: Sendable {
         self.credentials = credentials
         self.tokenLifetimes = tokenLifetimes
         self.maxAudioDuration = maxAudioDuration
+        self.maxGrammarBytes = maxGrammarBytes
         self.readTimeout = readTimeout
         self.recognizerCount = recognizerCount
         self.preloadedRecognizers = preloadedRecognizers

@@ -4,7 +4,8 @@ import ServiceLifecycle
 
 /// The reference recognition service: the Speech API v3 of the AT&T document, served by Hummingbird.
 ///
-/// Routes: `POST /oauth/token` and `POST /speech/v3/speechToText`. One token authority and one
+/// Routes: `POST /oauth/token`, `POST /speech/v3/speechToText` and
+/// `POST /speech/v3/speechToTextCustom`. One token authority and one
 /// bounded recognizer pool are shared by all requests. Run it with ``run(onListening:)`` under a
 /// `ServiceGroup` (swift-service-lifecycle), which stops it gracefully on SIGINT or SIGTERM:
 /// in-flight requests finish, new connections are refused.
@@ -30,9 +31,15 @@ public struct SpeechService: Sendable {
         try await pool.preload(configuration.preloadedRecognizers)
         let router = Router(context: ServiceRequestContext.self)
         let oauth = OAuthRoute(authority: authority)
-        let speech = SpeechToTextRoute(authority: authority, pool: pool, configuration: configuration)
+        let speech = SpeechToTextRoute(
+            service: .speechToText, authority: authority, pool: pool, configuration: configuration)
+        let custom = SpeechToTextRoute(
+            service: .speechToTextCustom, authority: authority, pool: pool, configuration: configuration)
         router.post("/oauth/token") { request, context in try await oauth.respond(request, context: context) }
         router.post("/speech/v3/speechToText") { request, context in await speech.respond(request, context: context) }
+        router.post("/speech/v3/speechToTextCustom") { request, context in
+            await custom.respond(request, context: context)
+        }
         return Application(
             router: router,
             configuration: .init(

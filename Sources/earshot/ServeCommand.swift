@@ -36,6 +36,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Longest audio accepted in one request, in seconds (413 beyond).")
     var maxAudioDuration: Double = 60
 
+    @Option(help: "Largest lexicon or grammar part of a speechToTextCustom request, in bytes (413 beyond).")
+    var maxGrammarBytes: Int = 1 << 20
+
     @Option(help: "Seconds an upload may send nothing before it is abandoned with 408.")
     var readTimeout: Double = 10
 
@@ -51,6 +54,7 @@ struct Serve: ParsableCommand {
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard recognizers > 0 else { throw ValidationError("--recognizers must be at least 1") }
+        guard maxGrammarBytes > 0 else { throw ValidationError("--max-grammar-bytes must be at least 1") }
         guard maxAudioDuration > 0, readTimeout > 0, accessTokenLifetime > 0, refreshTokenLifetime > 0 else {
             throw ValidationError("durations and lifetimes must be positive")
         }
@@ -75,7 +79,7 @@ struct Serve: ParsableCommand {
             host: host, port: port, credentials: apps,
             tokenLifetimes: .init(
                 accessToken: .seconds(accessTokenLifetime), refreshToken: .seconds(refreshTokenLifetime)),
-            maxAudioDuration: maxAudioDuration, readTimeout: .milliseconds(Int(readTimeout * 1000)),
+            maxAudioDuration: maxAudioDuration, maxGrammarBytes: maxGrammarBytes, readTimeout: .milliseconds(Int(readTimeout * 1000)),
             recognizerCount: recognizers)
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info

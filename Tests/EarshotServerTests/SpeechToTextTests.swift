@@ -115,7 +115,7 @@ import Testing
 
     @Test(arguments: [
         ([("Content-Type", "audio/amr")], "X-SpeechContext"),
-        ([("Content-Type", "audio/amr"), ("X-SpeechContext", "Dictation")], "Dictation is not a Speech to Text"),
+        ([("Content-Type", "audio/amr"), ("X-SpeechContext", "Dictation")], "Dictation is not a context of this service; expected one of VoiceMail"),
         ([("Content-Type", "audio/amr"), ("X-SpeechContext", "GrammarList")], "speechToTextCustom"),
         ([("Content-Type", "audio/mpeg"), ("X-SpeechContext", "Generic")], "audio/mpeg is not an audio type"),
         ([("X-SpeechContext", "Generic")], "Content-Type header is required"),

@@ -14,7 +14,7 @@ import Logging
 /// `{"RequestError":…}` form, with its status as `"status"` beside it.
 extension SpeechToTextRoute {
     func partialResultsResponse(
-        _ body: RequestBody, contentType: AudioContentType, lease: RecognizerPool.Lease,
+        _ body: RequestBody, makeAudio: @escaping AudioFactory, lease: RecognizerPool.Lease,
         context: ServiceRequestContext, responseID: String, logger: Logger
     ) -> Response {
         var headers = HTTPFields()
@@ -27,7 +27,7 @@ extension SpeechToTextRoute {
                     defer { continuation.finish() }
                     do {
                         let outcome = try await stream(
-                            body, contentType: contentType, lease: lease, context: context,
+                            body, makeAudio: makeAudio, lease: lease, context: context,
                             onPartial: { text, audioTime in
                                 continuation.yield(Self.partialLine(text, audioTime: audioTime, responseID: responseID))
                             })

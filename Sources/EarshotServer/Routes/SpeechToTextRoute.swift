@@ -3,12 +3,18 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// `POST /speech/v3/speechToText` (sections 3.1–3.8): checks the token and headers, then
-/// recognizes the body while it streams in and answers with the Speech to Text JSON.
+/// `POST /speech/v3/speechToText` and `POST /speech/v3/speechToTextCustom` (sections 3.1–3.8):
+/// checks the token and headers, then recognizes the body while it streams in and answers with the
+/// Speech to Text JSON. The two services differ in scope, contexts and body (audio, or the
+/// multipart lexicon, grammar and audio of ``CustomRecognitionRequest``), not in how they answer.
 struct SpeechToTextRoute: Sendable {
+    let service: RecognitionService
     let authority: TokenAuthority
     let pool: RecognizerPool
     let configuration: ServiceConfiguration
+
+    /// Makes what a request's body is fed to, once a recognizer is lent to it.
+    typealias AudioFactory = @Sendable (PocketSphinxRecognizer) throws -> any RequestAudio
 
     /// What reading the body ended with.
     enum Outcome: Sendable {
@@ -50,25 +56,13 @@ struct SpeechToTextRoute: Sendable {
         async throws -> Response
     {
         try await authorize(request)
-        guard let contextName = request.headers[.speechContext] else {
-            throw ServiceError.badRequest(
-                "the X-SpeechContext header is required; expected one of "
-                    + SpeechContext.allCases.filter { !$0.isCustom }.map(\.rawValue).joined(separator: ", "),
-                variables: "X-SpeechContext")
-        }
-        guard let speechContext = SpeechContext(header: contextName), !speechContext.isCustom else {
-            throw ServiceError.badRequest(
-                "X-SpeechContext \(contextName) is not a Speech to Text context; expected one of "
-                    + SpeechContext.allCases.filter { !$0.isCustom }.map(\.rawValue).joined(separator: ", ")
-                    + " (GenericHints and GrammarList belong to speechToTextCustom)",
-                variables: "X-SpeechContext")
-        }
+        let speechContext = try service.context(of: request)
         guard let typeHeader = request.headers[.contentType] else {
             throw ServiceError.badRequest(
-                "the Content-Type header is required; expected one of \(AudioContentType.accepted)",
+                "the Content-Type header is required; expected \(service.acceptedContentTypes)",
                 variables: "Content-Type")
         }
-        let contentType = try AudioContentType(header: typeHeader)
+        let makeAudio = try audioFactory(contentType: typeHeader, context: speechContext)
         let arguments = ExtraArguments(headers: request.headers[values: .extraArgument])
         logger.info(
             "recognizing",
@@ -82,12 +76,12 @@ struct SpeechToTextRoute: Sendable {
         }
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(
-                request.body, contentType: contentType, lease: lease, context: context, responseID: responseID,
+                request.body, makeAudio: makeAudio, lease: lease, context: context, responseID: responseID,
                 logger: logger)
         }
         let outcome: Outcome
         do {
-            outcome = try await stream(request.body, contentType: contentType, lease: lease, context: context)
+            outcome = try await stream(request.body, makeAudio: makeAudio, lease: lease, context: context)
             await pool.checkIn(lease)
         } catch {
             await pool.checkIn(lease)
@@ -144,13 +138,13 @@ struct SpeechToTextRoute: Sendable {
             throw ServiceError.unauthorized(realm: realm, reason: "the Authorization header is not a Bearer token")
         }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
-        switch await authority.authorize(accessToken: token, for: .speech) {
+        switch await authority.authorize(accessToken: token, for: service.scope) {
         case .authorized: return
         case .unknownToken: throw ServiceError.unauthorized(realm: realm, reason: "the token is not valid")
         case .expired: throw ServiceError.unauthorized(realm: realm, reason: "the token has expired")
         case .wrongScope(let scope):
             throw ServiceError.unauthorized(
-                realm: realm, reason: "the token grants \(scope), not SPEECH")
+                realm: realm, reason: "the token grants \(scope), not \(service.scope)")
         }
     }
 
@@ -161,16 +155,14 @@ struct SpeechToTextRoute: Sendable {
     /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
     /// of audio decoded when it was found.
     func stream(
-        _ body: RequestBody, contentType: AudioContentType, lease: RecognizerPool.Lease,
+        _ body: RequestBody, makeAudio: @escaping AudioFactory, lease: RecognizerPool.Lease,
         context: ServiceRequestContext, onPartial: (@Sendable (String, Double) -> Void)? = nil
     ) async throws -> Outcome {
         let activity = ActivityClock()
         let readTimeout = configuration.readTimeout
-        let maxAudioDuration = configuration.maxAudioDuration
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
-                let session = try RecognitionSession(
-                    contentType: contentType, recognizer: lease.recognizer, maxAudioDuration: maxAudioDuration)
+                let session = try makeAudio(lease.recognizer)
                 do {
                     var chunks = body.makeAsyncIterator()
                     activity.startWaiting()
@@ -193,7 +185,7 @@ struct SpeechToTextRoute: Sendable {
                         finishing: .now - bodyEnded)
                 } catch {
                     session.abandon()
-                    throw Self.serviceError(for: error, contentType: contentType)
+                    throw Self.serviceError(for: error)
                 }
             }
             group.addTask {
@@ -216,11 +208,10 @@ struct SpeechToTextRoute: Sendable {
     }
 
     /// The answer for an error met while reading or recognizing the body.
-    static func serviceError(for error: any Error, contentType: AudioContentType) -> any Error {
+    static func serviceError(for error: any Error) -> any Error {
         switch error {
-        case RecognitionSession.Failure.malformed(let message):
-            return ServiceError.badRequest(
-                "stream format is not \(contentType.format.displayName) [\(message)]", variables: "audio")
+        case RecognitionSession.Failure.malformed(let format, let message):
+            return ServiceError.badRequest("stream format is not \(format) [\(message)]", variables: "audio")
         case RecognitionSession.Failure.tooLong(let limit):
             var tooLong = ServiceError.badRequest(
                 "the audio runs longer than this service's maximum of \(limit) s", variables: "audio")

@@ -25,14 +25,9 @@ public struct AudioContentType: Sendable, Hashable {
     /// Throws a 400 naming what was expected when the type is unknown or a parameter is missing or
     /// out of range.
     public init(header: String) throws(ServiceError) {
-        let pieces = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        let mediaType = (pieces.first ?? "").lowercased()
-        var parameters: [String: String] = [:]
-        for piece in pieces.dropFirst() {
-            guard let equals = piece.firstIndex(of: "=") else { continue }
-            let value = piece[piece.index(after: equals)...].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
-            parameters[piece[..<equals].trimmingCharacters(in: .whitespaces).lowercased()] = value
-        }
+        let parsed = MediaType(header: header)
+        let mediaType = parsed.type
+        let parameters = parsed.parameters
         func rate(required: Bool, default fallback: Int? = nil) throws(ServiceError) -> Int? {
             guard let text = parameters["rate"] else {
                 if required {

@@ -15,6 +15,7 @@ final class RecognitionSession {
     private(set) var audioTime = 0.0
 
     private let recognizer: PocketSphinxRecognizer
+    private let formatName: String
     private var decoder: any AudioDecoder
     private var resampler: Resampler?
     private let maxAudioDuration: Double
@@ -24,13 +25,15 @@ final class RecognitionSession {
 
     /// Errors the session throws: the body's audio is malformed, or longer than allowed.
     enum Failure: Error {
-        case malformed(String)
+        /// The audio is not `format` (its display name): `message` says where it went wrong.
+        case malformed(format: String, message: String)
         case tooLong(limit: Double)
     }
 
     init(contentType: AudioContentType, recognizer: PocketSphinxRecognizer, maxAudioDuration: Double) throws {
         self.recognizer = recognizer
         self.maxAudioDuration = maxAudioDuration
+        formatName = contentType.format.displayName
         decoder = try contentType.makeDecoder()
         // Each request is decoded as by a freshly loaded recognizer: one client's channel must not
         // colour another's result.
@@ -45,7 +48,7 @@ final class RecognitionSession {
         do {
             try decoder.process(bytes, into: &decoded)
         } catch let error as EarshotError {
-            throw Failure.malformed(error.message)
+            throw Failure.malformed(format: formatName, message: error.message)
         }
         try recognize(decoded.items)
     }
@@ -62,7 +65,7 @@ final class RecognitionSession {
             try decoder.finish(into: &decoded)
         } catch let error as EarshotError {
             _ = try? recognizer.endUtterance()
-            throw Failure.malformed(error.message)
+            throw Failure.malformed(format: formatName, message: error.message)
         }
         try recognize(decoded.items)
         if let resampler {
@@ -72,7 +75,7 @@ final class RecognitionSession {
         }
         if decodedFrames == 0 {
             _ = try? recognizer.endUtterance()
-            throw Failure.malformed("the body holds no audio samples")
+            throw Failure.malformed(format: formatName, message: "the body holds no audio samples")
         }
         return try recognizer.endUtterance()
     }

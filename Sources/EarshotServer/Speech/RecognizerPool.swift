@@ -57,8 +57,15 @@ public actor RecognizerPool {
         }
     }
 
-    /// Returns a lease; the recognizer must have no open utterance.
+    /// Returns a lease; the recognizer must have no open utterance. A request's grammar is dropped;
+    /// a recognizer whose dictionary a request extended (PocketSphinx cannot remove words) is
+    /// freed instead of lent again, and a fresh one is loaded when next needed.
     public func checkIn(_ lease: Lease) {
+        let recognizer = lease.recognizer
+        guard !recognizer.hasAddedWords, (try? recognizer.useGrammar(nil)) != nil else {
+            owned -= 1
+            return
+        }
         idle.append(lease)
     }
 
