@@ -10,6 +10,9 @@ Standard library only, so it measures the service and nothing else:
     earshot encode --format speex-wb 0870.wav utterance.speex
     stream_latency.py --port 8080 --app-key K --secret S --file utterance.speex \
         --content-type 'audio/x-speex-with-header-byte;rate=16000' --duration 7.1 --runs 5 --streams 1
+
+With --grammar FILE.grxml (and --context GrammarList or GenericHints) it posts Speech to Text
+Custom requests instead.
 """
 import argparse
 import json
@@ -21,9 +24,9 @@ import urllib.parse
 import urllib.request
 
 
-def token(port, key, secret):
+def token(port, key, secret, scope):
     body = urllib.parse.urlencode(
-        {"client_id": key, "client_secret": secret, "grant_type": "client_credentials", "scope": "SPEECH"}
+        {"client_id": key, "client_secret": secret, "grant_type": "client_credentials", "scope": scope}
     ).encode()
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/oauth/token", data=body) as reply:
         return json.load(reply)["access_token"]
@@ -53,16 +56,34 @@ def stream_loop(runs, offset_s, barrier, *upload_args):
         upload(*upload_args)
 
 
-def upload(port, access, audio, content_type, duration, chunk, results):
+BOUNDARY = "earshot-latency-boundary"
+
+
+def upload(port, access, audio, content_type, duration, chunk, grammar, context, results):
+    """One chunked upload paced at real time; with `grammar`, a speechToTextCustom multipart body
+    whose grammar part goes first and whose audio part is paced like the plain body."""
     interval = duration * chunk / len(audio)
     sock = socket.create_connection(("127.0.0.1", port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    path, body_type, before, after = "/speech/v3/speechToText", content_type, b"", b""
+    if grammar is not None:
+        path, body_type = "/speech/v3/speechToTextCustom", f"multipart/x-srgs-audio; boundary={BOUNDARY}"
+        before = (
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="x-grammar"\r\n'
+            "Content-Type: application/srgs+xml\r\n\r\n"
+        ).encode() + grammar + (
+            f'\r\n--{BOUNDARY}\r\nContent-Disposition: form-data; name="x-voice"\r\n'
+            f"Content-Type: {content_type}\r\n\r\n"
+        ).encode()
+        after = f"\r\n--{BOUNDARY}--\r\n".encode()
     head = (
-        "POST /speech/v3/speechToText HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        f"Authorization: Bearer {access}\r\nContent-Type: {content_type}\r\nX-SpeechContext: Generic\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        f"Authorization: Bearer {access}\r\nContent-Type: {body_type}\r\nX-SpeechContext: {context}\r\n"
         "Transfer-Encoding: chunked\r\n\r\n"
     )
     sock.sendall(head.encode())
+    if before:
+        sock.sendall(b"%x\r\n" % len(before) + before + b"\r\n")
     start = time.monotonic()
     for n, offset in enumerate(range(0, len(audio), chunk)):
         due = start + n * interval
@@ -71,6 +92,8 @@ def upload(port, access, audio, content_type, duration, chunk, results):
             time.sleep(delay)
         piece = audio[offset : offset + chunk]
         sock.sendall(b"%x\r\n" % len(piece) + piece + b"\r\n")
+    if after:
+        sock.sendall(b"%x\r\n" % len(after) + after + b"\r\n")
     sock.sendall(b"0\r\n\r\n")
     last_chunk = time.monotonic()
     reply = read_reply(sock)
@@ -97,6 +120,8 @@ def main():
     parser.add_argument("--streams", type=int, default=1)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--chunk", type=int, default=512)
+    parser.add_argument("--grammar", help="an SRGS file: post to speechToTextCustom with this x-grammar part")
+    parser.add_argument("--context", help="X-SpeechContext (default Generic, or GrammarList with --grammar)")
     parser.add_argument(
         "--stagger",
         action="store_true",
@@ -104,7 +129,9 @@ def main():
     )
     args = parser.parse_args()
     audio = open(args.file, "rb").read()
-    access = token(args.port, args.app_key, args.secret)
+    grammar = open(args.grammar, "rb").read() if args.grammar else None
+    context = args.context or ("GrammarList" if grammar else "Generic")
+    access = token(args.port, args.app_key, args.secret, "STTC" if grammar else "SPEECH")
     latencies, lags, statuses, texts = [], [], [], set()
     results = []
     barrier = threading.Barrier(args.streams)
@@ -115,7 +142,8 @@ def main():
                 args.runs,
                 args.duration * i / args.streams if args.stagger else 0.0,
                 barrier,
-                args.port, access, audio, args.content_type, args.duration, args.chunk, results,
+                args.port, access, audio, args.content_type, args.duration, args.chunk, grammar, context,
+                results,
             ),
         )
         for i in range(args.streams)
