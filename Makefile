@@ -6,12 +6,12 @@
 #   make notebooks  execute the notebooks in notebooks/ against the noisy corpus (built if missing)
 
 # Debian packages: C libraries we link (audio files, resampling, recognition, and the codecs of the
-# Speech API: Speex, Ogg, Opus, AMR-NB, FLAC), the recognizer's model, the real recordings the tests
+# Speech API: Speex, Ogg, Opus, AMR-NB, FLAC; ALSA for live capture), the recognizer's model, the real recordings the tests
 # and demo use (pocketsphinx-testdata), and independent decoders the codec tests check us against
 # (sox with all its formats, speexdec from speex, ffmpeg).
 APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev libsphinxbase-dev \
 	pocketsphinx-en-us pocketsphinx-testdata libspeex-dev libogg-dev libopus-dev libopencore-amrnb-dev \
-	libflac-dev libfftw3-dev sox libsox-fmt-all speex ffmpeg
+	libflac-dev libfftw3-dev libasound2-dev sox libsox-fmt-all speex ffmpeg
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 

@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "EarshotLab", targets: ["EarshotLab"]),
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
         .library(name: "EarshotServer", targets: ["EarshotServer"]),
+        .library(name: "EarshotClient", targets: ["EarshotClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // System-library shims: a module map and pkg-config name each, no Swift.
@@ -40,9 +44,12 @@ let package = Package(
         .systemLibrary(name: "COpenCoreAMR", pkgConfig: "opencore-amrnb", providers: [.apt(["libopencore-amrnb-dev"])]),
         .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
-        .target(name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile"], swiftSettings: strictSwift6),
+        .target(
+            name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile", "CALSA"],
+            swiftSettings: strictSwift6),
         .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotRecognizer", dependencies: ["EarshotCore", "CPocketSphinx"], swiftSettings: strictSwift6),
@@ -62,6 +69,20 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift6),
+        .target(
+            name: "EarshotClient",
+            dependencies: [
+                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotVAD", "EarshotIO",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             swiftSettings: strictSwift6),
         .target(
@@ -70,7 +91,7 @@ let package = Package(
             name: "earshot",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
-                "EarshotLab", "EarshotServer",
+                "EarshotLab", "EarshotServer", "EarshotClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -99,7 +120,8 @@ let package = Package(
         .testTarget(
             name: "EarshotServerTests",
             dependencies: [
-                "EarshotServer", "EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer", "EarshotTesting",
+                "EarshotServer", "EarshotClient", "EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer",
+                "EarshotTesting",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

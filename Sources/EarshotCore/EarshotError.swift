@@ -21,6 +21,8 @@ public struct EarshotError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let modelUnavailable = Code(rawValue: "ModelUnavailable")
         /// The recognizer failed while decoding.
         public static let recognizerFailed = Code(rawValue: "RecognizerFailed")
+        /// No audio capture device could be opened (the seed SDK's `NoMicrophone`).
+        public static let noMicrophone = Code(rawValue: "NoMicrophone")
 
         public var description: String { rawValue }
     }

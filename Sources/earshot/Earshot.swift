@@ -18,7 +18,7 @@ struct Earshot: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Transcribe.self, Info.self, Level.self, VAD.self, Endpoint.self, Eval.self, Sweep.self,
+            Transcribe.self, Listen.self, Info.self, Level.self, VAD.self, Endpoint.self, Eval.self, Sweep.self,
             CorpusCommand.self, Encode.self, Decode.self, Serve.self,
         ]
     )

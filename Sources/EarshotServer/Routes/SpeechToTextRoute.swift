@@ -2,6 +2,7 @@ import EarshotRecognizer
 import Foundation
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// `POST /speech/v3/speechToText` and `POST /speech/v3/speechToTextCustom` (sections 3.1–3.8):
 /// checks the token and headers, then recognizes the body while it streams in and answers with the
@@ -38,6 +39,11 @@ struct SpeechToTextRoute: Sendable {
                     "status": "\(error.status.code)", "message_id": "\(error.messageID)", "text": "\(error.text)",
                 ])
             response = Self.response(for: error)
+        } catch let error as HTTPParserError {
+            // The client went away or sent broken HTTP mid-body: its fault, and no one is left to answer.
+            logger.info("upload abandoned by the client", metadata: ["error": "\(error)"])
+            response = Self.response(
+                for: ServiceError.badRequest("the request body ended before its end: \(error)", variables: "body"))
         } catch {
             logger.error("request failed", metadata: ["error": "\(error)"])
             response = Self.response(

@@ -1,0 +1,96 @@
+import AsyncHTTPClient
+import EarshotCore
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The speech client: the SDK's `ATTSpeechService` for Linux. Configure it once, then run one
+/// interaction at a time — live (``startListening(from:)``) or with recorded audio
+/// (``start(audioData:contentType:)``) — and read its ``SpeechInteraction/events``.
+///
+/// ```swift
+/// let client = try SpeechClient(configuration: .init(
+///     recognitionURL: "http://127.0.0.1:8080/speech/v3/speechToText",
+///     authorization: .credentials(appKey: key, secret: secret, scope: "SPEECH", tokenURL: nil)))
+/// let interaction = try client.startListening { try ALSACaptureSource() }
+/// for await event in interaction.events {
+///     if case .succeeded(let response) = event { print(response.strings.first ?? "") }
+/// }
+/// try await client.shutdown()
+/// ```
+public final class SpeechClient: Sendable {
+    public let configuration: SpeechRequestConfiguration
+    let http: HTTPClient
+    let tokens: TokenProvider?
+    private let active = NIOLockedValueBox(false)
+
+    /// Checks the configuration (throws `.invalidURL` or `.invalidParameter` naming the property).
+    public init(configuration: SpeechRequestConfiguration) throws(SpeechClientError) {
+        try configuration.validate()
+        self.configuration = configuration
+        var settings = HTTPClient.Configuration()
+        settings.timeout = .init(
+            connect: .milliseconds(Int64(configuration.connectionTimeout * 1000)),
+            read: .milliseconds(Int64(configuration.serverResponseTimeout * 1000)))
+        // The service's address is given; never follow a redirect elsewhere with the user's audio.
+        settings.redirectConfiguration = .disallow
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
+        if case .credentials(let key, let secret, let scope, let tokenURL) = configuration.authorization {
+            tokens = TokenProvider(
+                client: http, tokenURL: tokenURL ?? Self.tokenURL(for: configuration.recognitionURL), appKey: key,
+                secret: secret, scope: scope, connectionTimeout: configuration.connectionTimeout)
+        } else {
+            tokens = nil
+        }
+    }
+
+    /// Releases the connection pool; call when done with the client.
+    public func shutdown() async throws { try await http.shutdown() }
+
+    /// `…/oauth/token` on the recognition URL's host.
+    static func tokenURL(for recognitionURL: String) -> String {
+        guard var components = URLComponents(string: recognitionURL) else { return recognitionURL }
+        components.path = "/oauth/token"
+        components.query = nil
+        return components.string ?? recognitionURL
+    }
+
+    /// Starts a live interaction: `open` makes the audio source (a microphone, or a paced file) on
+    /// the capture thread; capture, endpointing, encoding and upload run until the endpointer, a
+    /// timeout, ``SpeechInteraction/stopListening()`` or ``SpeechInteraction/cancel()`` ends it.
+    /// Throws `.attemptAtReentrancy` while another interaction runs.
+    public func startListening(from open: @escaping @Sendable () throws -> any AudioSource) throws(SpeechClientError)
+        -> SpeechInteraction
+    {
+        let interaction = try begin()
+        Task { await interaction.runLive(open: open) }
+        return interaction
+    }
+
+    /// Uploads recorded audio already in a wire format (`contentType`, or the configuration's), with
+    /// `Content-Length`. Throws `.attemptAtReentrancy` while another interaction runs.
+    public func start(audioData: [UInt8], contentType: String? = nil) throws(SpeechClientError) -> SpeechInteraction {
+        let type = contentType ?? configuration.contentType ?? configuration.audioFormat.contentType()
+        let interaction = try begin()
+        Task { await interaction.runUpload(audioData, contentType: type) }
+        return interaction
+    }
+
+    private func begin() throws(SpeechClientError) -> SpeechInteraction {
+        let claimed = active.withLockedValue { busy in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard claimed else { throw .attemptAtReentrancy }
+        return SpeechInteraction(client: self) { [active] in active.withLockedValue { $0 = false } }
+    }
+
+    /// A token for a request: the configured one, or one from the token provider.
+    func token() async throws(SpeechClientError) -> String {
+        switch configuration.authorization {
+        case .token(let token): return token
+        case .credentials: return try await tokens!.token()
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Why an interaction failed: the error codes of the SDK's table 5-6.
+public enum SpeechClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `cancel()` was called.
+    case canceledByUser
+    /// An interaction was started while another was running.
+    case attemptAtReentrancy
+    /// A property was not valid; the message names it.
+    case invalidParameter(String)
+    /// The recognition or token URL is not valid.
+    case invalidURL(String)
+    /// No connection to the service within `connectionTimeout`, or it was refused.
+    case connectionFailure(String)
+    /// The server did not answer within `serverResponseTimeout`, or dropped the connection.
+    case noResponseFromServer(String)
+    /// `stopListening()` came before `minRecordingTime` of audio.
+    case audioTooShort
+    /// Nothing but silence (with `cancelWhenSilent`).
+    case noAudio
+    /// No capture device could be opened.
+    case noMicrophone(String)
+    /// The service answered with an HTTP error; its `RequestError` when it sent one.
+    case httpStatus(Int, RequestError?)
+
+    /// The SDK's name for the code.
+    public var code: String {
+        switch self {
+        case .canceledByUser: "CanceledByUser"
+        case .attemptAtReentrancy: "AttemptAtReentrancy"
+        case .invalidParameter: "InvalidParameter"
+        case .invalidURL: "InvalidURL"
+        case .connectionFailure: "ConnectionFailure"
+        case .noResponseFromServer: "NoResponseFromServer"
+        case .audioTooShort: "AudioTooShort"
+        case .noAudio: "NoAudio"
+        case .noMicrophone: "NoMicrophone"
+        case .httpStatus(let status, _): "HTTP \(status)"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .canceledByUser: "CanceledByUser: the interaction was canceled"
+        case .attemptAtReentrancy: "AttemptAtReentrancy: an interaction is already running"
+        case .invalidParameter(let message): "InvalidParameter: \(message)"
+        case .invalidURL(let message): "InvalidURL: \(message)"
+        case .connectionFailure(let message): "ConnectionFailure: \(message)"
+        case .noResponseFromServer(let message): "NoResponseFromServer: \(message)"
+        case .audioTooShort: "AudioTooShort: recording stopped before minRecordingTime"
+        case .noAudio: "NoAudio: no speech was heard"
+        case .noMicrophone(let message): "NoMicrophone: \(message)"
+        case .httpStatus(let status, let error?): "HTTP \(status): \(error)"
+        case .httpStatus(let status, nil): "HTTP \(status)"
+        }
+    }
+}
+
+/// The `RequestError` body of a Speech API error answer (section 3.6).
+public struct RequestError: Sendable, Equatable, CustomStringConvertible {
+    /// `ServiceException` or `PolicyException`.
+    public var kind: String
+    public var messageID: String
+    public var text: String
+    public var variables: String
+
+    /// Parses `{"RequestError":{"ServiceException":{"MessageId":…,"Text":…,"Variables":…}}}`.
+    public init?(json data: [UInt8]) {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any],
+            let error = document["RequestError"] as? [String: Any],
+            let (kind, value) = error.first, let exception = value as? [String: Any]
+        else { return nil }
+        self.kind = kind
+        messageID = exception["MessageId"] as? String ?? ""
+        text = exception["Text"] as? String ?? ""
+        variables = exception["Variables"] as? String ?? ""
+    }
+
+    public var description: String { "\(kind) \(messageID): \(text)" }
+}

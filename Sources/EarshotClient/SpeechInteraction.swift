@@ -1,0 +1,197 @@
+import AsyncHTTPClient
+import AsyncAlgorithms
+import EarshotCore
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// One speech interaction: its events as an `AsyncSequence`, its state, and the application's
+/// controls (the SDK's `stopListening`, `cancel` and `extendTimeout:`).
+///
+/// Events come in the SDK's order: state changes, will-start and is-listening, audio levels and
+/// speech boundaries while recording, stopped-listening, then exactly one of `succeeded` or
+/// `failed`, after which the stream ends and the state is `Idle` again.
+public final class SpeechInteraction: Sendable {
+    public let events: AsyncStream<SpeechEvent>
+    private let continuation: AsyncStream<SpeechEvent>.Continuation
+    private let client: SpeechClient
+    private let release: @Sendable () -> Void
+    private let stateBox = NIOLockedValueBox(SpeechClientState.idle)
+    private let requests = NIOLockedValueBox(Requests())
+
+    private struct Requests {
+        var stop = false
+        var cancel = false
+        var extensions: [Double] = []
+    }
+
+    init(client: SpeechClient, release: @escaping @Sendable () -> Void) {
+        (events, continuation) = AsyncStream.makeStream(of: SpeechEvent.self)
+        self.client = client
+        self.release = release
+    }
+
+    /// The current state.
+    public var state: SpeechClientState { stateBox.withLockedValue { $0 } }
+
+    /// Ends capture now (manual endpoint); the audio so far is sent and recognized.
+    public func stopListening() { requests.withLockedValue { $0.stop = true } }
+
+    /// Abandons the interaction: capture stops, the request is dropped, and the interaction ends
+    /// with `failed(.canceledByUser)`.
+    public func cancel() { requests.withLockedValue { $0.cancel = true } }
+
+    /// Keeps capturing for `seconds` more of silence (multimodal input).
+    public func extendTimeout(_ seconds: Double) { requests.withLockedValue { $0.extensions.append(seconds) } }
+
+    var canceled: Bool { requests.withLockedValue { $0.cancel } }
+
+    /// The stop, cancel and extend requests made since the last call (cancel stays set).
+    func takeRequests() -> (stop: Bool, cancel: Bool, extensions: [Double]) {
+        requests.withLockedValue { pending in
+            defer {
+                pending.stop = false
+                pending.extensions = []
+            }
+            return (pending.stop, pending.cancel, pending.extensions)
+        }
+    }
+
+    func emit(_ event: SpeechEvent) { continuation.yield(event) }
+
+    func enter(_ next: SpeechClientState) {
+        let previous = stateBox.withLockedValue { state in
+            defer { state = next }
+            return state
+        }
+        if previous != next { emit(.stateChanged(from: previous, to: next)) }
+    }
+
+    /// Ends the interaction with `outcome`.
+    func end(_ outcome: Result<SpeechResponse, SpeechClientError>) {
+        switch outcome {
+        case .success(let response) where response.statusCode < 400:
+            enter(.idle)
+            emit(.succeeded(response))
+        case .success(let response):
+            enter(.error)
+            emit(.failed(.httpStatus(response.statusCode, RequestError(json: response.data))))
+            enter(.idle)
+        case .failure(let error):
+            enter(.error)
+            emit(.failed(canceled ? .canceledByUser : error))
+            enter(.idle)
+        }
+        continuation.finish()
+        release()
+    }
+
+    // MARK: recorded audio
+
+    func runUpload(_ audio: [UInt8], contentType: String) async {
+        enter(.connecting)
+        let exchange = RecognitionExchange(configuration: client.configuration, http: client.http)
+        let body = exchange.prefix(audioContentType: contentType) + audio + exchange.suffix()
+        enter(.sendingAudioData)
+        end(await sendWhole(body, contentType: contentType, exchange: exchange, retryOn401: true))
+    }
+
+    /// Sends a complete body with `Content-Length`; on a 401 with credentials, fetches a new token
+    /// and tries once more.
+    func sendWhole(_ body: [UInt8], contentType: String, exchange: RecognitionExchange, retryOn401: Bool) async
+        -> Result<SpeechResponse, SpeechClientError>
+    {
+        do {
+            let token = try await client.token()
+            let request = exchange.request(
+                token: token, audioContentType: contentType,
+                body: .bytes(body, length: .known(Int64(body.count))))
+            let response = try await exchange.perform(request, deadline: deadline(audioSeconds: 0), onPartial: partial)
+            if response.statusCode == 401, retryOn401, let tokens = client.tokens {
+                await tokens.invalidate()
+                return await sendWhole(body, contentType: contentType, exchange: exchange, retryOn401: false)
+            }
+            enter(.processing)
+            return .success(response)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    var partial: @Sendable (String, Double) -> Void {
+        { [weak self] text, time in self?.emit(.partialResult(text, audioTime: time)) }
+    }
+
+    /// A whole-exchange deadline well past every timeout that should fire first.
+    func deadline(audioSeconds: Double) -> TimeAmount {
+        let configuration = client.configuration
+        let recording = configuration.endpointing.maxRecordingTime.isFinite ? configuration.endpointing.maxRecordingTime : 3600
+        let seconds = configuration.connectionTimeout + max(recording, audioSeconds) + configuration.serverResponseTimeout + 30
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
+    // MARK: live capture
+
+    func runLive(open: @escaping @Sendable () throws -> any AudioSource) async {
+        enter(.connecting)
+        let configuration = client.configuration
+        let exchange = RecognitionExchange(configuration: configuration, http: client.http)
+        let audioType = configuration.audioFormat.contentType(sampleRate: configuration.audioFormat.defaultSampleRate)
+        let token: String
+        do {
+            token = try await client.token()
+        } catch {
+            end(.failure(error))
+            return
+        }
+        let channel = AsyncChannel<ByteBuffer>()
+        let request = exchange.request(
+            token: token, audioContentType: audioType, body: .stream(channel, length: .unknown))
+        let abort = NIOLockedValueBox<SpeechClientError?>(nil)
+        let partial = self.partial
+        let deadline = self.deadline(audioSeconds: 0)
+        let upload = Task { () throws -> SpeechResponse in
+            try await exchange.perform(request, deadline: deadline, onPartial: partial)
+        }
+        // A request that fails early (refused, timed out) stops the capture.
+        let watcher = Task {
+            if case .failure(let error) = await upload.result {
+                abort.withLockedValue { $0 = HTTPFailure.classify(error, during: "the recognition request") }
+                channel.finish()
+            }
+        }
+        let prefix = exchange.prefix(audioContentType: audioType)
+        if !prefix.isEmpty { await channel.send(ByteBuffer(bytes: prefix)) }
+        let capture = await LiveCapture.run(
+            interaction: self, configuration: configuration, open: open, channel: channel, abort: abort)
+        switch capture {
+        case .failure(let error):
+            // A failed request is why capture stopped, unless capture stopped first and cancelled it.
+            let cause = abort.withLockedValue { $0 } ?? error
+            upload.cancel()
+            channel.finish()
+            _ = await watcher.value
+            end(.failure(cause))
+        case .success(let sent):
+            await channel.send(ByteBuffer(bytes: exchange.suffix()))
+            channel.finish()
+            if let error = abort.withLockedValue({ $0 }) {
+                end(.failure(error))
+                return
+            }
+            enter(.processing)
+            let result = await upload.result.mapError { HTTPFailure.classify($0, during: "the recognition request") }
+            if case .success(let response) = result, response.statusCode == 401, client.tokens != nil {
+                // The token was refused mid-stream; the audio is still here, so send it once more.
+                await client.tokens?.invalidate()
+                enter(.sendingAudioData)
+                end(
+                    await sendWhole(
+                        prefix + sent + exchange.suffix(), contentType: audioType, exchange: exchange,
+                        retryOn401: false))
+                return
+            }
+            end(result)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import EarshotClient
+import EarshotCore
+import EarshotIO
+import Foundation
+
+struct Listen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Capture speech, endpoint it and stream it to a recognition service while you talk.",
+        discussion: """
+            The SDK's interaction on a terminal: listens on an ALSA capture device (or replays --file \
+            like a microphone), shows the level, the state and partial results, ends on silence (the \
+            endpointing options) or when you press Enter, and prints the transcript on standard output. \
+            Ctrl-C cancels. Without a terminal, events are printed one per line on standard error.
+
+            Exit status: 0 recognized; 1 bad options; 2 no microphone, no speech or too short; \
+            3 the service or the network failed; 130 canceled.
+
+            Examples:
+              earshot serve --credentials apps.txt &
+              earshot listen --app-key KEY --secret SECRET
+              earshot listen --file talk.wav --realtime --app-key KEY --secret SECRET --partial-results
+              earshot listen --grammar Examples/grammars/cards.grxml --app-key KEY --secret SECRET
+            """)
+
+    @OptionGroup var serviceOptions: ServiceOptions
+    @OptionGroup var endpointing: EndpointingOptions
+
+    @Option(help: "ALSA capture device.")
+    var device: String = "default"
+
+    @Option(help: "Replay this file instead of capturing (with --realtime, at the pace of a microphone).")
+    var file: String?
+
+    @Flag(help: "With --file: release audio no faster than real time.")
+    var realtime = false
+
+    @Option(help: "With --file --realtime: media seconds per second (e.g. 4 for a quick test).")
+    var speed: Double = 1
+
+    @Flag(help: "Ask the service for partial results while uploading.")
+    var partialResults = false
+
+    @Flag(help: "Print the service's whole JSON answer instead of the transcript.")
+    var json = false
+
+    func run() throws {
+        var configuration = try serviceOptions.configuration()
+        configuration.endpointing = try endpointing.configuration()
+        configuration.reportsPartialResults = partialResults
+        let client: SpeechClient
+        do {
+            client = try SpeechClient(configuration: configuration)
+        } catch {
+            throw EarshotError(.invalidParameter, error.description)
+        }
+        let file = self.file
+        let device = self.device
+        let pace: Double? = realtime ? speed : nil
+        let interaction: SpeechInteraction
+        do {
+            interaction = try client.startListening {
+                guard let file else { return try ALSACaptureSource(device: device) }
+                let source = try AudioInput.open(path: file, blockFrames: 1024)
+                guard let pace else { return source }
+                return try Self.paced(source, speed: pace)
+            }
+        } catch {
+            throw EarshotError(.invalidParameter, error.description)
+        }
+        let display = ListenDisplay(interactive: isatty(STDERR_FILENO) != 0 && isatty(STDIN_FILENO) != 0)
+        // Enter stops (manual endpoint); Ctrl-C cancels.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { interaction.cancel() }
+        interrupt.resume()
+        if display.interactive {
+            Thread.detachNewThread {
+                if readLine() != nil { interaction.stopListening() }
+            }
+        }
+        let outcome = ListenOutcome()
+        let done = DispatchSemaphore(value: 0)
+        let printJSON = json
+        Task {
+            for await event in interaction.events {
+                display.show(event)
+                if case .succeeded(let response) = event {
+                    outcome.set(.success(printJSON ? String(decoding: response.data, as: UTF8.self) : response.strings.first ?? ""))
+                }
+                if case .failed(let error) = event { outcome.set(.failure(error)) }
+            }
+            try? await client.shutdown()
+            done.signal()
+        }
+        done.wait()
+        display.finish()
+        switch outcome.result {
+        case .success(let text)?:
+            print(text)
+        case .failure(let error)?:
+            FileHandle.standardError.write(Data("earshot listen: \(error)\n".utf8))
+            throw ExitCode(error.exitStatus)
+        case nil:
+            throw ExitCode(3)
+        }
+    }
+}
+
+extension Listen {
+    static func paced<Source: AudioSource>(_ source: Source, speed: Double) throws -> any AudioSource {
+        try PacedSource(source, speed: speed)
+    }
+}
+
+/// The interaction's result, handed from its task to the waiting command thread.
+private final class ListenOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Result<String, SpeechClientError>?
+    func set(_ result: Result<String, SpeechClientError>) { lock.withLock { stored = result } }
+    var result: Result<String, SpeechClientError>? { lock.withLock { stored } }
+}

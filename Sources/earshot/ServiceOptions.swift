@@ -1,0 +1,101 @@
+import ArgumentParser
+import EarshotClient
+import EarshotCodecs
+import EarshotCore
+import Foundation
+
+/// Where and how to reach a recognition service: shared by the commands that use one.
+struct ServiceOptions: ParsableArguments {
+    @Option(help: "The recognition service URL (speechToText; with --grammar, speechToTextCustom on the same host).")
+    var service: String = "http://127.0.0.1:8080/speech/v3/speechToText"
+
+    @Option(help: "App key for the OAuth token request (default: $EARSHOT_APP_KEY).")
+    var appKey: String?
+
+    @Option(help: "App secret for the OAuth token request (default: $EARSHOT_SECRET).")
+    var secret: String?
+
+    @Option(help: "An access token to send instead of fetching one.")
+    var token: String?
+
+    @Option(help: "X-SpeechContext: Generic, VoiceMail, BusinessSearch, QuestionAndAnswer, WebSearch, Sms, TV; with --grammar GrammarList or GenericHints.")
+    var context: String?
+
+    @Option(help: "Wire format for captured audio: speex-wb (default), speex-nb, amr, wav, l16, flac, opus.")
+    var audioFormat: String = "speex-wb"
+
+    @Option(name: .customLong("x-arg"), help: "An extra argument NAME=VALUE for the X-Arg header (repeatable).")
+    var extraArguments: [String] = []
+
+    @Option(help: "An SRGS grammar (.grxml): posts to speechToTextCustom with it as the x-grammar part.")
+    var grammar: String?
+
+    @Option(help: "A PLS lexicon (.pls) sent as the x-dictionary part, with --grammar.")
+    var lexicon: String?
+
+    @Option(help: "Seconds to wait for a connection.")
+    var connectionTimeout: Double = 10
+
+    @Option(help: "Seconds to wait for the answer once the audio is sent.")
+    var serverResponseTimeout: Double = 30
+
+    func configuration() throws -> SpeechRequestConfiguration {
+        guard let format = CodecFormat(rawValue: audioFormat), format != .oggSpeex else {
+            throw ValidationError("--audio-format \(audioFormat): expected speex-wb, speex-nb, amr, wav, l16, flac or opus")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let authorization: SpeechRequestConfiguration.Authorization
+        if let token {
+            authorization = .token(token)
+        } else if let key = appKey ?? environment["EARSHOT_APP_KEY"], let secret = secret ?? environment["EARSHOT_SECRET"] {
+            authorization = .credentials(
+                appKey: key, secret: secret, scope: grammar == nil ? "SPEECH" : "STTC", tokenURL: nil)
+        } else {
+            throw ValidationError("give --token, or --app-key and --secret (or $EARSHOT_APP_KEY and $EARSHOT_SECRET)")
+        }
+        var url = service
+        if grammar != nil, url.hasSuffix("/speechToText") { url += "Custom" }
+        var configuration = SpeechRequestConfiguration(
+            recognitionURL: url, speechContext: context ?? (grammar == nil ? "Generic" : "GrammarList"),
+            authorization: authorization, audioFormat: format)
+        configuration.connectionTimeout = connectionTimeout
+        configuration.serverResponseTimeout = serverResponseTimeout
+        configuration.extraArguments = try extraArguments.map { pair in
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw ValidationError("--x-arg \(pair): expected NAME=VALUE")
+            }
+            return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+        }
+        if let lexicon {
+            configuration.partsBeforeAudio.append(
+                .init(name: "x-dictionary", contentType: "application/pls+xml", data: try Self.read(lexicon, "--lexicon")))
+        }
+        if let grammar {
+            configuration.partsBeforeAudio.append(
+                .init(name: "x-grammar", contentType: "application/srgs+xml", data: try Self.read(grammar, "--grammar")))
+        } else if lexicon != nil {
+            throw ValidationError("--lexicon needs --grammar (both go to speechToTextCustom)")
+        }
+        return configuration
+    }
+
+    private static func read(_ path: String, _ option: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EarshotError(.invalidInput, "\(path): cannot read the \(option) file")
+        }
+        return [UInt8](data)
+    }
+}
+
+extension SpeechClientError {
+    /// The exit status for a failed interaction: 1 for bad options, 2 for input with nothing to
+    /// send (no microphone, no speech, too short), 3 for the service and the network, 130 when canceled.
+    var exitStatus: Int32 {
+        switch self {
+        case .invalidParameter, .invalidURL, .attemptAtReentrancy: 1
+        case .noMicrophone, .noAudio, .audioTooShort: 2
+        case .connectionFailure, .noResponseFromServer, .httpStatus: 3
+        case .canceledByUser: 130
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import EarshotClient
+import EarshotCodecs
+import EarshotCore
+import EarshotIO
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Every fault ends the interaction with the SDK's error and state, promptly, against real sockets
+/// on loopback: a port with nothing listening, one that accepts and stalls, one that drops the
+/// connection, and the real service refusing a token or busy.
+@Suite(.serialized) struct SpeechClientFaultTests {
+    static func configuration(port: Int, token: String = "no-such-token") -> SpeechRequestConfiguration {
+        var configuration = SpeechRequestConfiguration(
+            recognitionURL: "http://127.0.0.1:\(port)/speech/v3/speechToText", authorization: .token(token))
+        configuration.connectionTimeout = 2
+        configuration.serverResponseTimeout = 1
+        return configuration
+    }
+
+    /// The error the interaction failed with, and how long it took.
+    static func failure(_ configuration: SpeechRequestConfiguration, audio: [UInt8] = [UInt8](repeating: 7, count: 2000))
+        async throws -> (SpeechClientError?, Duration, [SpeechClientState])
+    {
+        let client = try SpeechClient(configuration: configuration)
+        let started = ContinuousClock.now
+        let interaction = try client.start(audioData: audio)
+        var error: SpeechClientError?
+        var states: [SpeechClientState] = []
+        for await event in interaction.events {
+            if case .failed(let failure) = event { error = failure }
+            if case .stateChanged(_, let to) = event { states.append(to) }
+        }
+        let elapsed = ContinuousClock.now - started
+        try await client.shutdown()
+        return (error, elapsed, states)
+    }
+
+    @Test func nothingListeningIsAConnectionFailure() async throws {
+        let listener = try LoopbackListener(behaviour: .closeImmediately)
+        let port = listener.port
+        listener.stop()  // the port is now free: connections are refused
+        let (error, elapsed, states) = try await Self.failure(Self.configuration(port: port))
+        guard case .connectionFailure = error else {
+            Issue.record("expected ConnectionFailure, got \(String(describing: error))")
+            return
+        }
+        #expect(elapsed < .seconds(5))
+        #expect(states.suffix(2) == [.error, .idle])
+    }
+
+    @Test func aServerThatNeverAnswersIsNoResponseFromServer() async throws {
+        let listener = try LoopbackListener(behaviour: .readAndStall)
+        defer { listener.stop() }
+        let (error, elapsed, states) = try await Self.failure(Self.configuration(port: listener.port))
+        guard case .noResponseFromServer = error else {
+            Issue.record("expected NoResponseFromServer, got \(String(describing: error))")
+            return
+        }
+        // serverResponseTimeout is 1 s.
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(10))
+        #expect(states.suffix(2) == [.error, .idle])
+    }
+
+    @Test func aServerThatDropsTheConnectionIsNoResponseFromServer() async throws {
+        let listener = try LoopbackListener(behaviour: .readThenClose)
+        defer { listener.stop() }
+        let (error, _, _) = try await Self.failure(Self.configuration(port: listener.port))
+        guard case .noResponseFromServer = error else {
+            Issue.record("expected NoResponseFromServer, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func invalidURLsAndPropertiesAreRefusedAtOnce() {
+        var configuration = Self.configuration(port: 1)
+        configuration.recognitionURL = "not a url"
+        #expect(throws: SpeechClientError.invalidURL("recognitionURL \"not a url\" is not an http(s) URL with a host")) {
+            try SpeechClient(configuration: configuration)
+        }
+        configuration = Self.configuration(port: 1)
+        configuration.serverResponseTimeout = -1
+        #expect(throws: SpeechClientError.self) { try SpeechClient(configuration: configuration) }
+    }
+
+    @Test func theServicesRefusalsArriveAsHTTPErrorsWithTheirRequestError() async throws {
+        let server = try await RunningService.start { $0.recognizerCount = 1 }
+        // A bad token: 401 with the PolicyException.
+        let (unauthorized, _, _) = try await Self.failure(Self.configuration(port: server.port))
+        #expect(unauthorized?.code == "HTTP 401")
+        if case .httpStatus(_, let body?) = unauthorized { #expect(body.messageID == "POL0001") }
+        // Text as audio: 400 with the ServiceException.
+        let token = try await server.token()
+        let (badAudio, _, _) = try await Self.failure(
+            Self.configuration(port: server.port, token: token), audio: Array("hello, world".utf8))
+        #expect(badAudio?.code == "HTTP 400")
+        if case .httpStatus(_, let body?) = badAudio { #expect(body.messageID == "SVC0001") }
+        // Busy: hold the only recognizer with a stalled upload, then ask.
+        let holder = Task {
+            try await LoopbackClient.post(
+                port: server.port, path: "/speech/v3/speechToText",
+                headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/L16;rate=16000"),
+                body: [UInt8](repeating: 0, count: 64_000), framing: .chunked(size: 3200, interval: 0.1),
+                closeAfter: 16_000, halfClose: false)
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let (busy, _, _) = try await Self.failure(Self.configuration(port: server.port, token: token))
+        #expect(busy?.code == "HTTP 503")
+        holder.cancel()
+        try await server.stop()
+    }
+
+    @Test func anExpiredTokenIsRenewed() async throws {
+        let server = try await RunningService.start { $0.tokenLifetimes = .init(accessToken: .seconds(1)) }
+        var configuration = Self.configuration(port: server.port)
+        configuration.serverResponseTimeout = 30
+        configuration.authorization = .credentials(
+            appKey: "test-app", secret: server.appSecret, scope: "SPEECH", tokenURL: nil)
+        let client = try SpeechClient(configuration: configuration)
+        let audio = try SpeechFixtures.encoded(.speexWideband)
+        for round in 0..<2 {
+            let interaction = try client.start(audioData: audio)
+            var succeeded = false
+            for await event in interaction.events {
+                if case .succeeded = event { succeeded = true }
+                if case .failed(let error) = event { Issue.record("round \(round): \(error)") }
+            }
+            #expect(succeeded)
+            // The token expires; the next round must get a fresh one.
+            try await Task.sleep(for: .milliseconds(1200))
+        }
+        try await client.shutdown()
+        try await server.stop()
+    }
+}
+
+/// A TCP listener on 127.0.0.1 (a port the system picks) that misbehaves on purpose.
+final class LoopbackListener: @unchecked Sendable {
+    enum Behaviour {
+        case closeImmediately, readAndStall, readThenClose
+    }
+
+    let port: Int
+    private let descriptor: Int32
+    private var accepted: [Int32] = []
+    private let lock = NSLock()
+
+    init(behaviour: Behaviour) throws {
+        let listening = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptor = listening
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, length) }
+        }
+        guard bound == 0, listen(listening, 8) == 0 else {
+            throw EarshotError(.invalidInput, "test listener: cannot bind a loopback port")
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in
+            while true {
+                let connection = accept(listening, nil, nil)
+                if connection < 0 { return }
+                lock.withLock { accepted.append(connection) }
+                Thread.detachNewThread {
+                    var buffer = [UInt8](repeating: 0, count: 65_536)
+                    switch behaviour {
+                    case .closeImmediately:
+                        close(connection)
+                    case .readAndStall:
+                        while recv(connection, &buffer, buffer.count, 0) > 0 {}
+                    case .readThenClose:
+                        _ = recv(connection, &buffer, buffer.count, 0)
+                        shutdown(connection, Int32(SHUT_RDWR))
+                    }
+                }
+            }
+        }
+    }
+
+    func stop() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+        close(descriptor)
+        lock.withLock {
+            for connection in accepted { shutdown(connection, Int32(SHUT_RDWR)) }
+            accepted.removeAll()
+        }
+    }
+}
