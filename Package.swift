@@ -60,7 +60,10 @@ let package = Package(
         .target(name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotLab",
-            dependencies: ["EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
+            dependencies: [
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotClient",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSwift6),
         .target(
             name: "EarshotServer",
@@ -133,7 +136,7 @@ let package = Package(
             name: "EarshotBenchmarks",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotLab", "EarshotTesting",
-                "CSndFile", "CSpeexDSP", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
+                "EarshotClient", "CSndFile", "CSpeexDSP", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",

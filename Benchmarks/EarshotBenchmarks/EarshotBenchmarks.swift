@@ -31,6 +31,7 @@ let benchmarks: @Sendable () -> Void = {
     registerSpeexOpusBenchmarks(speech16k: fixtures.speech16k)
     registerVADBenchmarks(speech16k: fixtures.speech16k)
     registerEndpointingBenchmarks()
+    registerChainBenchmarks(speech16k: fixtures.speech16k, speechFile: fixtures.speech44k)
 
     // MARK: File source
 
@@ -133,6 +134,8 @@ let benchmarks: @Sendable () -> Void = {
 struct Fixtures {
     let wav48kStereo: String
     let flac16kMono: String
+    /// The 10 s of speech below as a 44.1 kHz mono WAV, for the full chain.
+    let speech44k: String
     /// 10 s of real speech (LibriVox clips from pocketsphinx-testdata) in 100 ms blocks, at 16 and 8 kHz.
     let speech16k: [AudioBuffer]
     let speech8k: [AudioBuffer]
@@ -150,6 +153,14 @@ struct Fixtures {
         let flac = try AudioFileWriter(path: flac16kMono, format: .wideband, fileType: .flac)
         try flac.write(Signal.sine(frequency: 440, seconds: audioSeconds, format: .wideband))
         try flac.finish()
+        speech44k = directory.file("speech-44k.wav")
+        let upsampler = try Resampler(inputFormat: .wideband, configuration: .init(sampleRate: 44_100, quality: 10))
+        var upsampled = StageOutput<AudioBuffer>()
+        for block in speech16k { try upsampler.process(block, into: &upsampled) }
+        try upsampler.finish(into: &upsampled)
+        let speechWAV = try AudioFileWriter(path: speech44k, format: upsampler.outputFormat, fileType: .wav)
+        for block in upsampled.items { try speechWAV.write(block) }
+        try speechWAV.finish()
     }
 }
 

@@ -10,8 +10,10 @@ import NIOConcurrencyHelpers
 ///
 /// Audio is encoded and chunked as it arrives, so the upload runs while the user talks; the
 /// endpointer decides when capture ends. Not thread-safe: one per interaction, on one thread.
-final class CapturePipeline {
-    let format: AudioFormat
+/// Public so benchmarks and tools can run the client's exact chain without a network.
+public final class CapturePipeline {
+    /// The working format: mono at the wire format's rate.
+    public let format: AudioFormat
     private let resampler: Resampler
     private var meter: LevelMeter
     private let vad: VADStage
@@ -32,12 +34,13 @@ final class CapturePipeline {
     private(set) var now: MediaTime
 
     /// What one step produced: events in order, and chunks ready to send.
-    struct Step {
-        var events: [SpeechEvent] = []
-        var chunks: [EncodedPacket] = []
+    public struct Step: Sendable {
+        public var events: [SpeechEvent] = []
+        public var chunks: [EncodedPacket] = []
     }
 
-    init(sourceFormat: AudioFormat, configuration: SpeechRequestConfiguration) throws {
+    /// A pipeline for audio in `sourceFormat`, with the configuration's format, detector and endpointing.
+    public init(sourceFormat: AudioFormat, configuration: SpeechRequestConfiguration) throws {
         let rate = configuration.audioFormat.defaultSampleRate
         resampler = try Resampler(inputFormat: sourceFormat, configuration: .init(sampleRate: rate))
         format = resampler.outputFormat
@@ -64,17 +67,17 @@ final class CapturePipeline {
     var contentType: String { encoder.contentType }
 
     /// Whether the endpointer has decided the interaction's outcome.
-    var outcome: InteractionOutcome? { endpointer.endpointer.outcome }
+    public var outcome: InteractionOutcome? { endpointer.endpointer.outcome }
 
     /// Processes one captured block.
-    func process(_ buffer: AudioBuffer) throws -> Step {
+    public func process(_ buffer: AudioBuffer) throws -> Step {
         resampled.removeAll()
         try resampler.process(buffer, into: &resampled)
         return try consume(resampled.items)
     }
 
     /// The source ended: flushes every stage, ends the endpointer, and the encoder's last bytes.
-    func finish() throws -> Step {
+    public func finish() throws -> Step {
         resampled.removeAll()
         try resampler.finish(into: &resampled)
         var step = try consume(resampled.items)

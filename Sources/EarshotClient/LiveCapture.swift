@@ -20,7 +20,7 @@ enum LiveCapture {
     static func run(
         interaction: SpeechInteraction, configuration: SpeechRequestConfiguration,
         open: @escaping @Sendable () throws -> any AudioSource, channel: AsyncChannel<ByteBuffer>,
-        abort: NIOLockedValueBox<SpeechClientError?>
+        abort: NIOLockedValueBox<UploadStatus>
     ) async -> Result<[UInt8], SpeechClientError> {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
@@ -35,7 +35,7 @@ enum LiveCapture {
     private static func capture(
         interaction: SpeechInteraction, configuration: SpeechRequestConfiguration,
         open: @Sendable () throws -> any AudioSource, channel: AsyncChannel<ByteBuffer>,
-        abort: NIOLockedValueBox<SpeechClientError?>
+        abort: NIOLockedValueBox<UploadStatus>
     ) -> Result<[UInt8], SpeechClientError> {
         interaction.emit(.willStartListening)
         var source: any AudioSource
@@ -68,7 +68,11 @@ enum LiveCapture {
         }
         do {
             while pipeline.outcome == nil {
-                if let error = abort.withLockedValue({ $0 }) { return .failure(error) }
+                switch abort.withLockedValue({ $0 }) {
+                case .running: break
+                case .failed(let error): return .failure(error)
+                case .answered: return .success(sent)
+                }
                 try applyRequests(of: interaction, to: pipeline, handle: handle)
                 if pipeline.outcome != nil { break }
                 guard let buffer = try source.read() else {

@@ -5,6 +5,16 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 
+/// How the upload of a live interaction stands, as the capture thread sees it.
+enum UploadStatus: Sendable {
+    case running
+    /// The service answered before the audio ended (an early 401 or 503): capture stops, the answer counts.
+    case answered
+    case failed(SpeechClientError)
+
+    var error: SpeechClientError? { if case .failed(let error) = self { error } else { nil } }
+}
+
 /// One speech interaction: its events as an `AsyncSequence`, its state, and the application's
 /// controls (the SDK's `stopListening`, `cancel` and `extendTimeout:`).
 ///
@@ -147,18 +157,22 @@ public final class SpeechInteraction: Sendable {
         let channel = AsyncChannel<ByteBuffer>()
         let request = exchange.request(
             token: token, audioContentType: audioType, body: .stream(channel, length: .unknown))
-        let abort = NIOLockedValueBox<SpeechClientError?>(nil)
+        let abort = NIOLockedValueBox<UploadStatus>(.running)
         let partial = self.partial
         let deadline = self.deadline(audioSeconds: 0)
         let upload = Task { () throws -> SpeechResponse in
             try await exchange.perform(request, deadline: deadline, onPartial: partial)
         }
-        // A request that fails early (refused, timed out) stops the capture.
+        // A request that ends early — refused, timed out, or answered before the audio ended (a 503,
+        // a 401) — stops the capture; and the channel is finished so a send waiting on it returns.
         let watcher = Task {
-            if case .failure(let error) = await upload.result {
-                abort.withLockedValue { $0 = HTTPFailure.classify(error, during: "the recognition request") }
-                channel.finish()
+            switch await upload.result {
+            case .failure(let error):
+                abort.withLockedValue { $0 = .failed(HTTPFailure.classify(error, during: "the recognition request")) }
+            case .success:
+                abort.withLockedValue { if case .running = $0 { $0 = .answered } }
             }
+            channel.finish()
         }
         let prefix = exchange.prefix(audioContentType: audioType)
         if !prefix.isEmpty { await channel.send(ByteBuffer(bytes: prefix)) }
@@ -167,15 +181,17 @@ public final class SpeechInteraction: Sendable {
         switch capture {
         case .failure(let error):
             // A failed request is why capture stopped, unless capture stopped first and cancelled it.
-            let cause = abort.withLockedValue { $0 } ?? error
+            let cause = abort.withLockedValue { $0.error } ?? error
             upload.cancel()
             channel.finish()
             _ = await watcher.value
             end(.failure(cause))
         case .success(let sent):
-            await channel.send(ByteBuffer(bytes: exchange.suffix()))
+            if case .running = abort.withLockedValue({ $0 }) {
+                await channel.send(ByteBuffer(bytes: exchange.suffix()))
+            }
             channel.finish()
-            if let error = abort.withLockedValue({ $0 }) {
+            if let error = abort.withLockedValue({ $0.error }) {
                 end(.failure(error))
                 return
             }

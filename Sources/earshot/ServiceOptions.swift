@@ -47,7 +47,9 @@ struct ServiceOptions: ParsableArguments {
         let authorization: SpeechRequestConfiguration.Authorization
         if let token {
             authorization = .token(token)
-        } else if let key = appKey ?? environment["EARSHOT_APP_KEY"], let secret = secret ?? environment["EARSHOT_SECRET"] {
+        } else if let key = appKey ?? environment["EARSHOT_APP_KEY"], !key.isEmpty,
+            let secret = secret ?? environment["EARSHOT_SECRET"], !secret.isEmpty
+        {
             authorization = .credentials(
                 appKey: key, secret: secret, scope: grammar == nil ? "SPEECH" : "STTC", tokenURL: nil)
         } else {

@@ -109,6 +109,16 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         let (busy, _, _) = try await Self.failure(Self.configuration(port: server.port, token: token))
         #expect(busy?.code == "HTTP 503")
+        // Live: the 503 comes while the microphone is still open; capture must stop, not hang.
+        let liveClient = try SpeechClient(configuration: Self.configuration(port: server.port, token: token))
+        let clip = try #require(SpeechFixtures.clips.first)
+        let live = try liveClient.startListening { try PacedSource(try AudioFileSource(path: clip.path), speed: 1) }
+        let started = ContinuousClock.now
+        var liveError: SpeechClientError?
+        for await event in live.events { if case .failed(let error) = event { liveError = error } }
+        #expect(liveError?.code == "HTTP 503")
+        #expect(ContinuousClock.now - started < .seconds(2.5))
+        try await liveClient.shutdown()
         holder.cancel()
         try await server.stop()
     }

@@ -1,0 +1,175 @@
+import EarshotClient
+import EarshotCore
+import EarshotIO
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A load test of a recognition service as its users feel it: N streams, each replaying a corpus's
+/// utterances one after another at real-time pace through the speech client (capture, endpointing,
+/// encoding, chunked upload), and for each request the time from the labelled end of speech to the
+/// final result.
+///
+/// Meant for your own services on loopback or a private network: it sends as much audio as it is
+/// told to, to the one URL it is given.
+public struct LoadTest: Sendable {
+    public var configuration: SpeechRequestConfiguration
+    public var utterances: [Utterance]
+    /// Media seconds per second; 1 is real time.
+    public var speed: Double
+
+    /// One recording and where its speech ends.
+    public struct Utterance: Sendable {
+        public var path: String
+        public var speechEnd: Double
+
+        public init(path: String, speechEnd: Double) {
+            self.path = path
+            self.speechEnd = speechEnd
+        }
+    }
+
+    public init(configuration: SpeechRequestConfiguration, utterances: [Utterance], speed: Double = 1) {
+        self.configuration = configuration
+        self.utterances = utterances
+        self.speed = speed
+    }
+
+    /// The utterances of a labelled corpus (those with speech).
+    public static func utterances(of corpus: Corpus) -> [Utterance] {
+        corpus.entries.compactMap { entry in
+            entry.speechEnd.map { Utterance(path: corpus.audioPath(of: entry), speechEnd: $0) }
+        }
+    }
+
+    /// What one request gave.
+    public struct Sample: Sendable {
+        /// nil when the request failed; else seconds from the labelled end of speech to the result.
+        public var latency: Double?
+        /// Seconds from the endpoint (capture ended, upload finishing) to the result: the service's
+        /// share of ``latency``, without the endpointer's trailing-silence wait.
+        public var afterEndpoint: Double? = nil
+        public var failure: String?
+        /// For each partial result, seconds between the moment its audio was captured and its arrival.
+        public var partialLags: [Double]
+    }
+
+    /// Runs `streams` concurrent streams for `duration` seconds of wall-clock time (each stream
+    /// finishes the utterance it is in) and summarises every request.
+    public func run(streams: Int, duration: Double) async throws -> LoadReport.Level {
+        let deadline = ContinuousClock.now + .seconds(duration)
+        let samples = NIOLockedValueBox<[Sample]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for stream in 0..<streams {
+                group.addTask {
+                    let client = try SpeechClient(configuration: configuration)
+                    // Streams start spread over one utterance, so their ends do not coincide.
+                    try await Task.sleep(for: .seconds((utterances.first?.speechEnd ?? 1) * Double(stream) / Double(streams) / speed))
+                    var index = stream
+                    while ContinuousClock.now < deadline {
+                        let sample = await request(client: client, utterance: utterances[index % utterances.count])
+                        samples.withLockedValue { $0.append(sample) }
+                        index += 1
+                    }
+                    try await client.shutdown()
+                }
+            }
+            try await group.waitForAll()
+        }
+        return LoadReport.Level(streams: streams, samples: samples.withLockedValue { $0 })
+    }
+
+    /// One interaction, timed against the moment the end of speech was captured.
+    func request(client: SpeechClient, utterance: Utterance) async -> Sample {
+        let clock = CaptureClock()
+        let speed = self.speed
+        let speechEndFrame = utterance.speechEnd
+        let interaction: SpeechInteraction
+        do {
+            interaction = try client.startListening {
+                let source = try AudioInput.open(path: utterance.path, blockFrames: 320)
+                return try LoadTest.clocked(source, speed: speed, speechEnd: speechEndFrame, clock: clock)
+            }
+        } catch {
+            return Sample(latency: nil, failure: "\(error)", partialLags: [])
+        }
+        var partialLags: [Double] = []
+        var endpoint: ContinuousClock.Instant?
+        for await event in interaction.events {
+            switch event {
+            case .stoppedListening:
+                endpoint = .now
+            case .partialResult(_, let audioTime):
+                if let captured = clock.instant(ofMedia: audioTime) {
+                    partialLags.append(Self.seconds(ContinuousClock.now - captured))
+                }
+            case .succeeded(let response) where response.statusCode < 400:
+                guard let speechEnd = clock.speechEndInstant else {
+                    return Sample(latency: nil, failure: "the end of speech was never captured", partialLags: partialLags)
+                }
+                let now = ContinuousClock.now
+                return Sample(
+                    latency: Self.seconds(now - speechEnd), afterEndpoint: endpoint.map { Self.seconds(now - $0) },
+                    failure: nil, partialLags: partialLags)
+            case .failed(let error):
+                return Sample(latency: nil, failure: error.code, partialLags: partialLags)
+            default:
+                break
+            }
+        }
+        return Sample(latency: nil, failure: "no result", partialLags: partialLags)
+    }
+
+    static func clocked<Source: AudioSource>(_ source: Source, speed: Double, speechEnd: Double, clock: CaptureClock)
+        throws -> any AudioSource
+    {
+        ClockedSource(try PacedSource(source, speed: speed), speechEnd: speechEnd, clock: clock)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// When a paced replay released its audio: the first buffer's instant (media time 0) and the
+/// buffer holding the labelled end of speech.
+final class CaptureClock: Sendable {
+    private let state = NIOLockedValueBox<(origin: ContinuousClock.Instant?, speechEnd: ContinuousClock.Instant?, speed: Double)>((nil, nil, 1))
+
+    var speechEndInstant: ContinuousClock.Instant? { state.withLockedValue { $0.speechEnd } }
+
+    func started(speed: Double) {
+        state.withLockedValue { if $0.origin == nil { $0 = (.now, nil, speed) } }
+    }
+
+    func reachedSpeechEnd() { state.withLockedValue { if $0.speechEnd == nil { $0.speechEnd = .now } } }
+
+    /// The wall-clock instant at which media time `seconds` was captured.
+    func instant(ofMedia seconds: Double) -> ContinuousClock.Instant? {
+        state.withLockedValue { state in state.origin.map { $0 + .seconds(seconds / state.speed) } }
+    }
+}
+
+/// A source that notes on a ``CaptureClock`` when it releases the end of speech.
+struct ClockedSource<Source: AudioSource>: AudioSource {
+    var source: PacedSource<Source>
+    let speechEnd: Double
+    let clock: CaptureClock
+
+    init(_ source: PacedSource<Source>, speechEnd: Double, clock: CaptureClock) {
+        self.source = source
+        self.speechEnd = speechEnd
+        self.clock = clock
+    }
+
+    var format: AudioFormat { source.format }
+
+    mutating func read() throws -> AudioBuffer? {
+        guard let buffer = try source.read() else {
+            clock.reachedSpeechEnd()
+            return nil
+        }
+        if buffer.startFrame == 0 { clock.started(speed: source.speed) }
+        if buffer.endTime.seconds >= speechEnd { clock.reachedSpeechEnd() }
+        return buffer
+    }
+}

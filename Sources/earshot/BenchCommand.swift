@@ -1,0 +1,135 @@
+import ArgumentParser
+import EarshotCore
+import EarshotLab
+import Foundation
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Load-test a recognition service (or the embedded recognizer) with live-paced streams.",
+        discussion: """
+            Replays the utterances of a labelled corpus at real-time pace as N concurrent streaming \
+            sessions (the speech client: endpointing, Speex, chunked upload) for --duration seconds per \
+            level, and reports for each N the requests completed and failed, the time from the labelled \
+            end of speech to the final result (p50/p90/p99/max), the lag of partial results, and the \
+            server's CPU when --server-pid names its process. With --embedded, the local recognizer \
+            alone, N decoders on N threads.
+
+            It sends audio only to the --service URL given: use it on loopback or your own servers.
+
+            Examples:
+              earshot bench --service http://127.0.0.1:8080/speech/v3/speechToText --app-key K --secret S \\
+                  --corpus corpora/real/sample --streams 1,2,4,8 --duration 30
+              earshot bench --embedded --corpus corpora/real/sample --streams 1,2,4 --json > embedded.json
+            """)
+
+    @OptionGroup var serviceOptions: ServiceOptions
+
+    @Option(help: "A labelled corpus directory (manifest.jsonl): its utterances are replayed.")
+    var corpus: String
+
+    @Option(help: "Concurrent streams, one level per value: e.g. 1,2,4,8.")
+    var streams: String = "1"
+
+    @Option(help: "Seconds of wall-clock time per level (each stream finishes its current utterance).")
+    var duration: Double = 30
+
+    @Option(help: "Media seconds per second (1: real time).")
+    var speed: Double = 1
+
+    @Option(help: "PID of the service, to report its CPU use per level (read from /proc).")
+    var serverPid: Int32?
+
+    @Flag(help: "Measure the embedded recognizer alone instead of a service.")
+    var embedded = false
+
+    @Flag(help: "Print the report as JSON on standard output.")
+    var json = false
+
+    @Flag(help: "Ask the service for partial results (their lag is reported).")
+    var partialResults = false
+
+    func run() throws {
+        let levels = try streams.split(separator: ",").map { text -> Int in
+            guard let count = Int(text.trimmingCharacters(in: .whitespaces)), (1...256).contains(count) else {
+                throw ValidationError("--streams \(streams): expected counts from 1 to 256, comma-separated")
+            }
+            return count
+        }
+        guard duration > 0, speed > 0 else { throw ValidationError("--duration and --speed must be positive") }
+        let labelled = try Corpus.load(directory: corpus)
+        let utterances = LoadTest.utterances(of: labelled)
+        guard !utterances.isEmpty else {
+            throw EarshotError(.invalidInput, "\(corpus): no utterance with labelled speech")
+        }
+        var configuration = embedded ? nil : try serviceOptions.configuration()
+        configuration?.reportsPartialResults = partialResults
+        let runner: @Sendable (Int) async throws -> LoadReport.Level
+        if let configuration {
+            let test = LoadTest(configuration: configuration, utterances: utterances, speed: speed)
+            runner = { try await test.run(streams: $0, duration: duration) }
+        } else {
+            let test = EmbeddedLoad(utterances: utterances, speed: speed)
+            runner = { try await test.run(streams: $0, duration: duration) }
+        }
+        let pid = serverPid
+        let report = try BlockingTask.run {
+            var measured: [LoadReport.Level] = []
+            for count in levels {
+                let before = pid.flatMap(ProcessCPU.seconds)
+                let started = ContinuousClock.now
+                var level = try await runner(count)
+                if let before, let after = pid.flatMap(ProcessCPU.seconds) {
+                    let wall = ContinuousClock.now - started
+                    level.serverCPU = (after - before) / (Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
+                }
+                if isatty(STDERR_FILENO) != 0 {
+                    FileHandle.standardError.write(Data("earshot bench: \(count) stream(s) done\n".utf8))
+                }
+                measured.append(level)
+            }
+            return measured
+        }
+        let result = LoadReport(
+            levels: report, url: embedded ? "embedded" : configuration?.recognitionURL ?? "", corpus: corpus)
+        if json {
+            FileHandle.standardOutput.write(try result.json())
+            print()
+        } else {
+            print(result.table)
+        }
+    }
+}
+
+/// CPU seconds a process has used (user + system), from `/proc/PID/stat`.
+enum ProcessCPU {
+    static func seconds(_ pid: Int32) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        // Fields after "pid (comm)": state is 3rd; utime and stime are the 14th and 15th.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+/// Runs async work from a synchronous command and waits for it.
+enum BlockingTask {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.set(.success(try await body())) } catch { box.set(.failure(error)) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+
+    private final class ResultBox<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Result<T, any Error>?
+        func set(_ result: Result<T, any Error>) { lock.withLock { stored = result } }
+        var result: Result<T, any Error>? { lock.withLock { stored } }
+    }
+}

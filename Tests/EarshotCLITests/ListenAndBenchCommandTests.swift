@@ -1,0 +1,89 @@
+import EarshotTesting
+import Foundation
+import Testing
+
+private func earshot(_ arguments: [String], environment: [String: String] = [:]) throws -> ExternalTool.Result {
+    try ExternalTool.run([ExternalTool.earshotPath] + arguments, environment: environment)
+}
+
+private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+private let sampleCorpus = repository + "/corpora/real/sample"
+private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+
+/// `earshot listen` and `earshot bench` as a user runs them, against `earshot serve` on loopback.
+@Suite(.serialized) struct ListenAndBenchCommandTests {
+    static func service(_ server: ServeCommandTests.Server) -> [String] {
+        [
+            "--service", "http://127.0.0.1:\(server.port)/speech/v3/speechToText", "--app-key", server.appKey,
+            "--secret", server.secret,
+        ]
+    }
+
+    @Test func listenReplaysAFileLikeAMicrophoneAndPrintsTheTranscript() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let directory = try TemporaryDirectory("earshot-listen")
+        let padded = directory.file("padded.wav")
+        // The clip, then 2 s of silence so the endpointer ends on endingSilence.
+        let sox = try ExternalTool.run(["sox", clip, padded, "pad", "0", "2"])
+        #expect(sox.status == 0)
+        let result = try earshot(
+            ["listen", "--file", padded, "--realtime", "--speed", "4", "--partial-results"] + Self.service(server))
+        #expect(result.status == 0, "\(result.standardError)")
+        let transcript = String(decoding: result.standardOutput, as: UTF8.self)
+        #expect(transcript.split(separator: " ").count >= 4, "\(transcript)")
+        for line in ["state Idle → Connecting", "listening", "stopped listening (endingSilence)", "partial (",
+            "state Processing → Idle", "succeeded: HTTP 200"]
+        {
+            #expect(result.standardError.contains(line), "missing \(line): \(result.standardError)")
+        }
+    }
+
+    @Test func listenFailuresHaveTheirExitStatus() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let noDevice = try earshot(["listen", "--device", "earshot_no_such_device"] + Self.service(server))
+        #expect(noDevice.status == 2)
+        #expect(noDevice.standardError.contains("NoMicrophone"))
+        let noCredentials = try earshot(["listen", "--file", clip], environment: ["EARSHOT_APP_KEY": "", "EARSHOT_SECRET": ""])
+        #expect(noCredentials.status == 1)
+        let unreachable = try earshot(
+            ["listen", "--file", clip, "--service", "http://127.0.0.1:9/speech/v3/speechToText", "--token", "x",
+             "--connection-timeout", "2"])
+        #expect(unreachable.status == 3)
+        #expect(unreachable.standardError.contains("ConnectionFailure"))
+    }
+
+    @Test func benchReportsLatencyPerStreamCountAsJSON() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let result = try earshot(
+            ["bench", "--corpus", sampleCorpus, "--streams", "1,2", "--duration", "3", "--speed", "4", "--json"]
+                + Self.service(server))
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        #expect(document["schema_version"] as? Int == 1)
+        let levels = try #require(document["levels"] as? [[String: Any]])
+        #expect(levels.map { $0["streams"] as? Int } == [1, 2])
+        for level in levels {
+            #expect((level["completed"] as? Int ?? 0) >= 1)
+            #expect(level["failed"] as? Int == 0, "\(level)")
+            let p50 = try #require(level["p50_s"] as? Double)
+            let endpoint = try #require(level["endpoint_p50_s"] as? Double)
+            #expect(endpoint > 0 && endpoint < p50)
+        }
+    }
+
+    @Test func benchEmbeddedAndBadOptions() throws {
+        let embedded = try earshot(
+            ["bench", "--embedded", "--corpus", sampleCorpus, "--duration", "1", "--speed", "4"])
+        #expect(embedded.status == 0, "\(embedded.standardError)")
+        #expect(String(decoding: embedded.standardOutput, as: UTF8.self).contains("end of speech → result"))
+        let zero = try earshot(["bench", "--embedded", "--corpus", sampleCorpus, "--streams", "0"])
+        #expect(zero.status == 1)
+        let missing = try earshot(["bench", "--embedded", "--corpus", "/nonexistent/corpus"])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("/nonexistent/corpus"))
+    }
+}
