@@ -77,23 +77,26 @@ public final class SpeechInteraction: Sendable {
         if previous != next { emit(.stateChanged(from: previous, to: next)) }
     }
 
-    /// Ends the interaction with `outcome`.
+    /// Ends the interaction with `outcome`. The client is free for the next interaction before the
+    /// final event is delivered, so an application may start one as soon as it learns the result.
     func end(_ outcome: Result<SpeechResponse, SpeechClientError>) {
+        let final: SpeechEvent
         switch outcome {
         case .success(let response) where response.statusCode < 400:
             enter(.idle)
-            emit(.succeeded(response))
+            final = .succeeded(response)
         case .success(let response):
             enter(.error)
-            emit(.failed(.httpStatus(response.statusCode, RequestError(json: response.data))))
             enter(.idle)
+            final = .failed(.httpStatus(response.statusCode, RequestError(json: response.data)))
         case .failure(let error):
             enter(.error)
-            emit(.failed(canceled ? .canceledByUser : error))
             enter(.idle)
+            final = .failed(canceled ? .canceledByUser : error)
         }
-        continuation.finish()
         release()
+        emit(final)
+        continuation.finish()
     }
 
     // MARK: recorded audio

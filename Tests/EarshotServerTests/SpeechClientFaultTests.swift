@@ -124,7 +124,8 @@ import Testing
     }
 
     @Test func anExpiredTokenIsRenewed() async throws {
-        let server = try await RunningService.start { $0.tokenLifetimes = .init(accessToken: .seconds(1)) }
+        // Long enough that a loaded machine still delivers the request before the token expires.
+        let server = try await RunningService.start { $0.tokenLifetimes = .init(accessToken: .seconds(4)) }
         var configuration = Self.configuration(port: server.port)
         configuration.serverResponseTimeout = 30
         configuration.authorization = .credentials(
@@ -140,7 +141,7 @@ import Testing
             }
             #expect(succeeded)
             // The token expires; the next round must get a fresh one.
-            try await Task.sleep(for: .milliseconds(1200))
+            try await Task.sleep(for: .milliseconds(4200))
         }
         try await client.shutdown()
         try await server.stop()

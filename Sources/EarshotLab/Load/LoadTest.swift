@@ -69,6 +69,8 @@ public struct LoadTest: Sendable {
                         let sample = await request(client: client, utterance: utterances[index % utterances.count])
                         samples.withLockedValue { $0.append(sample) }
                         index += 1
+                        // A refused request is retried after a pause, as a client honouring Retry-After would.
+                        if sample.latency == nil { try await Task.sleep(for: .seconds(1)) }
                     }
                     try await client.shutdown()
                 }
