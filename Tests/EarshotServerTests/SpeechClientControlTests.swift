@@ -158,3 +158,34 @@ final class VetoCounter: @unchecked Sendable {
         }
     }
 }
+
+extension SpeechClientControlTests {
+    @Test func wordTimesComeOnlyWhenAskedFor() async throws {
+        let server = try await RunningService.start()
+        var configuration = SpeechClientTests.configuration(server)
+        let audio = try SpeechFixtures.encoded(.speexWideband)
+        for asked in [false, true] {
+            configuration.extraArguments = asked ? [("WordTimes", "true")] : []
+            let client = try SpeechClient(configuration: configuration)
+            var response: SpeechResponse?
+            for await event in try client.start(audioData: audio).events {
+                if case .succeeded(let answer) = event { response = answer }
+            }
+            let best = try #require(
+                ((response?.dictionary?["Recognition"] as? [String: Any])?["NBest"] as? [[String: Any]])?.first)
+            let words = try #require(best["Words"] as? [String])
+            if asked {
+                let times = try #require(best["WordTimes"] as? [[Double]])
+                #expect(times.count == words.count)
+                let metrics = (response?.dictionary?["Recognition"] as? [String: Any])?["Info"] as? [String: Any]
+                let audioTime = try #require((metrics?["metrics"] as? [String: Any])?["audioTime"] as? Double)
+                #expect(times.allSatisfy { $0[0] < $0[1] && $0[1] <= audioTime }, "\(times)")
+                #expect(zip(times, times.dropFirst()).allSatisfy { $0[1] <= $1[0] })
+            } else {
+                #expect(best["WordTimes"] == nil)
+            }
+            try await client.shutdown()
+        }
+        try await server.stop()
+    }
+}

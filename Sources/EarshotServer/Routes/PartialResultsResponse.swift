@@ -15,7 +15,7 @@ import Logging
 extension SpeechToTextRoute {
     func partialResultsResponse(
         _ body: RequestBody, makeAudio: @escaping AudioFactory, lease: RecognizerPool.Lease,
-        context: ServiceRequestContext, responseID: String, logger: Logger
+        context: ServiceRequestContext, responseID: String, wordTimes: Bool, logger: Logger
     ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-ndjson"
@@ -41,7 +41,9 @@ extension SpeechToTextRoute {
                 for await line in lines { try await writer.write(line) }
                 var last: Data
                 do {
-                    last = try finalDocument(try await outcome.get(), responseID: responseID, logger: logger).encoded()
+                    last = try finalDocument(
+                        try await outcome.get(), responseID: responseID, wordTimes: wordTimes, logger: logger
+                    ).encoded()
                 } catch let error as ServiceError {
                     logger.info("partial-results request failed", metadata: ["status": "\(error.status.code)"])
                     last = Self.errorLine(error)

@@ -83,7 +83,7 @@ struct SpeechToTextRoute: Sendable {
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(
                 request.body, makeAudio: makeAudio, lease: lease, context: context, responseID: responseID,
-                logger: logger)
+                wordTimes: arguments.flag("WordTimes"), logger: logger)
         }
         let outcome: Outcome
         do {
@@ -93,7 +93,8 @@ struct SpeechToTextRoute: Sendable {
             await pool.checkIn(lease)
             throw error
         }
-        let document = try finalDocument(outcome, responseID: responseID, logger: logger)
+        let document = try finalDocument(
+            outcome, responseID: responseID, wordTimes: arguments.flag("WordTimes"), logger: logger)
         let rendering = RecognitionDocument.Rendering(accept: request.headers[values: .accept])
         var headers = HTTPFields()
         headers[.contentType] = rendering.rawValue
@@ -103,7 +104,9 @@ struct SpeechToTextRoute: Sendable {
     }
 
     /// The Speech to Text document for a finished upload, or the error a timed-out one gets.
-    func finalDocument(_ outcome: Outcome, responseID: String, logger: Logger) throws -> RecognitionDocument {
+    func finalDocument(_ outcome: Outcome, responseID: String, wordTimes: Bool, logger: Logger) throws
+        -> RecognitionDocument
+    {
         switch outcome {
         case .timedOut:
             var error = ServiceError.badRequest(
@@ -113,7 +116,8 @@ struct SpeechToTextRoute: Sendable {
             throw error
         case .recognized(let result, let audioTime, let audioBytes, let finishing):
             let document = RecognitionDocument(
-                result: result, responseID: responseID, audioTime: audioTime, audioBytes: audioBytes)
+                result: result, responseID: responseID, audioTime: audioTime, audioBytes: audioBytes,
+                wordTimes: wordTimes)
             logger.info(
                 "recognized",
                 metadata: [

@@ -39,10 +39,13 @@ public struct RecognitionDocument: Codable, Sendable, Equatable {
         public var resultText: String
         public var words: [String]
         public var wordScores: [Double]
+        /// Earshot extension, only when the request sent `X-Arg: WordTimes=true`: each word's start
+        /// and end in seconds from the start of the request's audio.
+        public var wordTimes: [[Double]]?
 
         enum CodingKeys: String, CodingKey {
             case hypothesis = "Hypothesis", languageID = "LanguageId", confidence = "Confidence", grade = "Grade"
-            case resultText = "ResultText", words = "Words", wordScores = "WordScores"
+            case resultText = "ResultText", words = "Words", wordScores = "WordScores", wordTimes = "WordTimes"
         }
     }
 
@@ -52,14 +55,18 @@ public struct RecognitionDocument: Codable, Sendable, Equatable {
     }
 
     /// The document for `result`, the final result of a request that carried `audioBytes` bytes
-    /// holding `audioTime` seconds of audio.
-    public init(result: RecognitionResult, responseID: String, audioTime: Double, audioBytes: Int) {
+    /// holding `audioTime` seconds of audio; with `wordTimes`, the Earshot extension `WordTimes`.
+    public init(
+        result: RecognitionResult, responseID: String, audioTime: Double, audioBytes: Int, wordTimes: Bool = false
+    ) {
         let nBest = result.hypotheses.filter { !$0.text.isEmpty }.map { hypothesis in
             let confidence = Self.rounded(hypothesis.confidence ?? 0)
             return NBest(
                 hypothesis: hypothesis.text, languageID: "en-us", confidence: confidence,
                 grade: Self.grade(confidence: confidence), resultText: hypothesis.text,
-                words: hypothesis.words.map(\.word), wordScores: hypothesis.words.map { Self.rounded($0.confidence) })
+                words: hypothesis.words.map(\.word), wordScores: hypothesis.words.map { Self.rounded($0.confidence) },
+                wordTimes: wordTimes
+                    ? hypothesis.words.map { [Self.rounded($0.start.seconds), Self.rounded($0.end.seconds)] } : nil)
         }
         recognition = Recognition(
             status: nBest.isEmpty ? "No Speech" : "OK", responseID: responseID,
@@ -85,8 +92,11 @@ public struct RecognitionDocument: Codable, Sendable, Equatable {
                 item += #","Hypothesis":"# + JSONText.quoted(best.hypothesis)
                 item += #","ResultText":"# + JSONText.quoted(best.resultText)
                 item += #","Words":["# + best.words.map(JSONText.quoted).joined(separator: ",")
-                item += #"],"WordScores":["# + best.wordScores.map { "\($0)" }.joined(separator: ",") + "]}"
-                return item
+                item += #"],"WordScores":["# + best.wordScores.map { "\($0)" }.joined(separator: ",") + "]"
+                if let times = best.wordTimes {
+                    item += #","WordTimes":["# + times.map { "[\($0[0]),\($0[1])]" }.joined(separator: ",") + "]"
+                }
+                return item + "}"
             }
             out += #","NBest":["# + hypotheses.joined(separator: ",") + "]"
         }
