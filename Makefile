@@ -32,8 +32,14 @@ test: deps corpora-deps notebook-deps
 	swift test
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
 
+# Micro-benchmarks (saved as the package-benchmark baseline "default": compare a later change with
+# `swift package benchmark baseline compare default`), then a short live load test of the service and
+# of the embedded recognizer alone (see BENCHMARKS.md for the long runs).
 bench: deps
-	swift package --allow-writing-to-package-directory benchmark --target EarshotBenchmarks
+	swift package --allow-writing-to-package-directory benchmark --target EarshotBenchmarks baseline update default
+	swift build -c release --product earshot
+	Benchmarks/service/short-load.sh .build/release/earshot
+	.build/release/earshot bench --embedded --corpus corpora/real/sample --streams 1,2 --duration 10
 
 format:
 	swift format --in-place --recursive Sources Tests Benchmarks
