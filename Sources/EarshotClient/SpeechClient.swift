@@ -23,6 +23,7 @@ public final class SpeechClient: Sendable {
     let http: HTTPClient
     let tokens: TokenProvider?
     private let active = NIOLockedValueBox(false)
+    private let shutDown = NIOLockedValueBox(false)
 
     /// Checks the configuration (throws `.invalidURL` or `.invalidParameter` naming the property).
     public init(configuration: SpeechRequestConfiguration) throws(SpeechClientError) {
@@ -44,8 +45,24 @@ public final class SpeechClient: Sendable {
         }
     }
 
-    /// Releases the connection pool; call when done with the client.
-    public func shutdown() async throws { try await http.shutdown() }
+    /// Releases the connection pool; call when done with the client (calling it again does nothing).
+    public func shutdown() async throws {
+        guard claimShutdown() else { return }
+        try await http.shutdown()
+    }
+
+    /// A client dropped without ``shutdown()`` still releases its pool, in the background, rather than
+    /// stopping the process as AsyncHTTPClient does for a client that was never shut down.
+    deinit {
+        if claimShutdown() { http.shutdown { _ in } }
+    }
+
+    private func claimShutdown() -> Bool {
+        shutDown.withLockedValue { done in
+            defer { done = true }
+            return !done
+        }
+    }
 
     /// `…/oauth/token` on the recognition URL's host.
     static func tokenURL(for recognitionURL: String) -> String {

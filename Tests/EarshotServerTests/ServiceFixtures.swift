@@ -34,6 +34,9 @@ final class RunningService: Sendable {
         let secret = "test-secret-\(UInt64.random(in: 0 ... .max))"
         var configuration = ServiceConfiguration(
             port: 0, credentials: Credentials(secrets: ["test-app": secret, "other-app": "other-secret"]))
+        // The whole test process shares two cores with CPU-bound suites; a 10 s read timeout can fire on a
+        // healthy upload whose handler was merely waiting for a thread. Tests of the timeout set their own.
+        configuration.readTimeout = .seconds(60)
         configure(&configuration)
         var logger = Logger(label: "earshot-test-service")
         logger.logLevel = .warning

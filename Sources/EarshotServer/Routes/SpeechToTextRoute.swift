@@ -172,29 +172,36 @@ struct SpeechToTextRoute: Sendable {
         let readTimeout = configuration.readTimeout
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
-                let session = try makeAudio(lease.recognizer)
+                let worker = RecognitionWorker()
                 do {
+                    try await worker.start { try makeAudio(lease.recognizer) }
                     var chunks = body.makeAsyncIterator()
                     activity.startWaiting()
                     var lastPartial = ""
+                    let wantsPartials = onPartial != nil
                     while let chunk = try await chunks.next() {
                         activity.stopWaiting()
-                        try session.consume(Array(buffer: chunk))
-                        if let onPartial, let text = try session.partialText(), text != lastPartial {
+                        let bytes = Array(buffer: chunk)
+                        let (text, audioTime) = try await worker.run { audio in
+                            try audio.consume(bytes)
+                            return (wantsPartials ? try audio.partialText() : nil, audio.audioTime)
+                        }
+                        if let onPartial, let text, text != lastPartial {
                             lastPartial = text
-                            onPartial(text, session.audioTime)
+                            onPartial(text, audioTime)
                         }
                         activity.startWaiting()
                     }
                     activity.stopWaiting()
                     try Task.checkCancellation()
                     let bodyEnded = ContinuousClock.now
-                    let result = try session.finish()
+                    let (result, audioTime, audioBytes) = try await worker.run { audio in
+                        (try audio.finish(), audio.audioTime, audio.audioBytes)
+                    }
                     return .recognized(
-                        result, audioTime: session.audioTime, audioBytes: session.audioBytes,
-                        finishing: .now - bodyEnded)
+                        result, audioTime: audioTime, audioBytes: audioBytes, finishing: .now - bodyEnded)
                 } catch {
-                    session.abandon()
+                    await worker.abandon()
                     throw Self.serviceError(for: error)
                 }
             }

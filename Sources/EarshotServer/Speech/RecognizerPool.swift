@@ -1,3 +1,4 @@
+import Dispatch
 import EarshotCore
 import EarshotRecognizer
 
@@ -69,7 +70,13 @@ public actor RecognizerPool {
         idle.append(lease)
     }
 
+    /// Loads on a dispatch thread: half a second of CPU and disk that must not hold Swift's
+    /// cooperative pool (see ``RecognitionWorker``).
     private static func load(_ configuration: PocketSphinxConfiguration) async throws -> Lease {
-        try await Task.detached { Lease(try PocketSphinxRecognizer(configuration: configuration)) }.value
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { Lease(try PocketSphinxRecognizer(configuration: configuration)) })
+            }
+        }
     }
 }
