@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "EarshotRecognizer", targets: ["EarshotRecognizer"]),
         .library(name: "EarshotCodecs", targets: ["EarshotCodecs"]),
         .library(name: "EarshotVAD", targets: ["EarshotVAD"]),
+        .library(name: "EarshotTranscription", targets: ["EarshotTranscription"]),
         .library(name: "EarshotLab", targets: ["EarshotLab"]),
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
         .library(name: "EarshotServer", targets: ["EarshotServer"]),
@@ -52,6 +53,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .target(name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP"], swiftSettings: strictSwift6),
         .target(
+            name: "EarshotTranscription",
+            dependencies: ["EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
+            swiftSettings: strictSwift6),
+        .target(
             name: "EarshotLab",
             dependencies: ["EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
             swiftSettings: strictSwift6),
@@ -70,7 +75,7 @@ let package = Package(
             name: "earshot",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
-                "EarshotLab", "EarshotServer",
+                "EarshotTranscription", "EarshotLab", "EarshotServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -95,6 +100,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotLabTests", dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotTranscriptionTests",
+            dependencies: ["EarshotTranscription", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServerTests",
