@@ -188,7 +188,7 @@ public enum BatchTranscriber {
                 .segment(
                     input: work.input, index: work.index,
                     TranscribedSegment(
-                        start: chunk.start, end: chunk.end, cut: chunk.cut, speechSeconds: chunk.speechSeconds,
+                        start: chunk.start, end: chunk.end, cut: chunk.cut, speech: chunk.speech,
                         result: result)))
         }
         inbox.push(.finished)

@@ -41,7 +41,15 @@ public struct SubtitleLayout: Sendable, Hashable {
 
     /// Groups `words` (in time order) into cues, greedily: a word joins the current cue unless that
     /// would break a limit, so every cue starts at a word's start and ends at a word's end.
-    public func cues(for words: [RecognizedWord]) -> [SubtitleCue] {
+    ///
+    /// With `speech` (the VAD's speech runs, in order), each word is first trimmed to the run it overlaps
+    /// most: the recognizer tends to stretch the last word before a pause into the silence after it
+    /// (by 0.3 s and more on the long corpus), which would keep a cue on screen after its speech ended.
+    /// A word that overlaps no run is left out: it was "heard" in what the VAD judged silence (on the
+    /// long corpus, room tone between clips read as "staff" or "if"), and showing it would put a cue on
+    /// screen over silence. Text and JSON keep every word the recognizer returned.
+    public func cues(for words: [RecognizedWord], speech: [Range<MediaTime>] = []) -> [SubtitleCue] {
+        let words = speech.isEmpty ? words : words.compactMap { Self.trimmed($0, to: speech) }
         var cues: [SubtitleCue] = []
         var current: [RecognizedWord] = []
         func close() {
@@ -61,6 +69,26 @@ public struct SubtitleLayout: Sendable, Hashable {
         }
         close()
         return cues
+    }
+
+    /// `word` cut to the part inside the speech run it overlaps most; nil if it overlaps none.
+    static func trimmed(_ word: RecognizedWord, to speech: [Range<MediaTime>]) -> RecognizedWord? {
+        var best: Range<MediaTime>?
+        var bestOverlap = 0.0
+        // Runs are sorted: skip those that end before the word, stop at the first that starts after it.
+        for run in speech where run.upperBound > word.start {
+            if run.lowerBound >= word.end { break }
+            let overlap = min(run.upperBound, word.end).seconds - max(run.lowerBound, word.start).seconds
+            if overlap > bestOverlap {
+                best = run
+                bestOverlap = overlap
+            }
+        }
+        guard let best else { return nil }
+        var trimmed = word
+        trimmed.start = max(word.start, best.lowerBound)
+        trimmed.end = min(word.end, best.upperBound)
+        return trimmed
     }
 
     /// `words` filled into lines of at most ``maxLineLength`` characters.

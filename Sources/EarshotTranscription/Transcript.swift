@@ -35,21 +35,24 @@ public struct TranscribedSegment: Sendable, Equatable {
     public var end: MediaTime
     /// Why the chunker ended the segment there.
     public var cut: UtteranceChunk.Cut
-    /// Seconds of it the VAD judged speech.
-    public var speechSeconds: Double
+    /// The runs of it the VAD judged speech.
+    public var speech: [Range<MediaTime>]
     /// The recognizer's result, or nil when the segment held no speech and was not sent.
     public var result: RecognitionResult?
 
     public init(
-        start: MediaTime, end: MediaTime, cut: UtteranceChunk.Cut, speechSeconds: Double, result: RecognitionResult?
+        start: MediaTime, end: MediaTime, cut: UtteranceChunk.Cut, speech: [Range<MediaTime>],
+        result: RecognitionResult?
     ) {
         self.start = start
         self.end = end
         self.cut = cut
-        self.speechSeconds = speechSeconds
+        self.speech = speech
         self.result = result
     }
 
+    /// Seconds of it the VAD judged speech.
+    public var speechSeconds: Double { speech.reduce(0) { $0 + $1.upperBound.seconds - $1.lowerBound.seconds } }
     /// The best hypothesis's text ("" when nothing was recognized or sent).
     public var text: String { result?.text ?? "" }
     /// The best hypothesis's words, in media time.
@@ -72,6 +75,8 @@ public struct Transcript: Sendable, Equatable {
 
     /// Every recognized word, in media-time order.
     public var words: [RecognizedWord] { segments.flatMap(\.words) }
+    /// Every run of speech the VAD found, in media-time order.
+    public var speech: [Range<MediaTime>] { segments.flatMap(\.speech) }
     /// The texts of the segments that have one, joined by spaces.
     public var text: String { segments.map(\.text).filter { !$0.isEmpty }.joined(separator: " ") }
 }

@@ -31,9 +31,9 @@ public enum TranscriptFormat: String, Sendable, CaseIterable {
             let document = TranscriptDocument(transcript, parameters: parameters)
             return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
         case .srt:
-            return SubtitleWriter.srt(layout.cues(for: transcript.words))
+            return SubtitleWriter.srt(layout.cues(for: transcript.words, speech: transcript.speech))
         case .vtt:
-            return SubtitleWriter.vtt(layout.cues(for: transcript.words))
+            return SubtitleWriter.vtt(layout.cues(for: transcript.words, speech: transcript.speech))
         }
     }
 }

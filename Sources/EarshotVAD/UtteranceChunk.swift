@@ -17,19 +17,22 @@ public struct UtteranceChunk: Sendable {
     public var audio: AudioBuffer
     /// Why the segment ends here.
     public var cut: Cut
-    /// Seconds of the segment the VAD judged speech, to the 10 ms hop.
-    public var speechSeconds: Double
+    /// The runs of the segment the smoothed VAD judged speech, in media time, clipped to the segment.
+    public var speech: [Range<MediaTime>]
 
-    public init(audio: AudioBuffer, cut: Cut, speechSeconds: Double) {
+    public init(audio: AudioBuffer, cut: Cut, speech: [Range<MediaTime>]) {
         self.audio = audio
         self.cut = cut
-        self.speechSeconds = speechSeconds
+        self.speech = speech
     }
+
+    /// Seconds of the segment the VAD judged speech.
+    public var speechSeconds: Double { speech.reduce(0) { $0 + $1.upperBound.seconds - $1.lowerBound.seconds } }
 
     /// Media time of the first sample.
     public var start: MediaTime { audio.startTime }
     /// Media time just after the last sample.
     public var end: MediaTime { audio.endTime }
     /// Whether the VAD heard any speech in it: a segment without is not worth a recognizer's time.
-    public var containsSpeech: Bool { speechSeconds > 0 }
+    public var containsSpeech: Bool { !speech.isEmpty }
 }

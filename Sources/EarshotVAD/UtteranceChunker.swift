@@ -136,14 +136,22 @@ public final class UtteranceChunker: AudioStage {
     private func chunk(until end: Int64, cut: UtteranceChunk.Cut) -> UtteranceChunk {
         let from = Int(segmentStart - bufferStart), to = Int(end - bufferStart)
         let audio = AudioBuffer(format: format, samples: Array(samples[from..<to]), startFrame: segmentStart)
-        var speechHops = 0
+        var runs: [Range<MediaTime>] = []
         for index in speech.indices where speech[index] {
-            let centre = center(of: index)
-            if centre >= segmentStart && centre < end { speechHops += 1 }
+            let from = max(bufferStart + Int64(index * hop), segmentStart)
+            let to = min(bufferStart + Int64((index + 1) * hop), end)
+            guard from < to else { continue }
+            let run = time(from)..<time(to)
+            if let last = runs.last, last.upperBound == run.lowerBound {
+                runs[runs.count - 1] = last.lowerBound..<run.upperBound
+            } else {
+                runs.append(run)
+            }
         }
-        return UtteranceChunk(
-            audio: audio, cut: cut, speechSeconds: Double(speechHops * hop) / Double(format.sampleRate))
+        return UtteranceChunk(audio: audio, cut: cut, speech: runs)
     }
+
+    private func time(_ frame: Int64) -> MediaTime { MediaTime(frame: frame, sampleRate: format.sampleRate) }
 
     private func center(of hopIndex: Int) -> Int64 { bufferStart + Int64(hopIndex * hop + hop / 2) }
 

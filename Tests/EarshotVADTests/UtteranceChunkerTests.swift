@@ -149,7 +149,7 @@ enum ChunkerSignals {
             #expect(other.map(\.start) == whole.map(\.start))
             #expect(other.map(\.end) == whole.map(\.end))
             #expect(other.map(\.cut) == whole.map(\.cut))
-            #expect(other.map(\.speechSeconds) == whole.map(\.speechSeconds))
+            #expect(other.map(\.speech) == whole.map(\.speech))
         }
         #expect(whole.count >= 10)
         #expect(whole.filter { $0.cut == .pause }.count == whole.count - 1, "real speech has pauses in every 8 s")
