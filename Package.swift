@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotTranscription",
-            dependencies: ["EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
+            dependencies: ["EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
             swiftSettings: strictSwift6),
         .target(
             name: "EarshotLab",

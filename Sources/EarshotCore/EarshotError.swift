@@ -21,6 +21,8 @@ public struct EarshotError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let modelUnavailable = Code(rawValue: "ModelUnavailable")
         /// The recognizer failed while decoding.
         public static let recognizerFailed = Code(rawValue: "RecognizerFailed")
+        /// The caller stopped the work (the seed SDK's `CanceledByUser`).
+        public static let canceled = Code(rawValue: "CanceledByUser")
 
         public var description: String { rawValue }
     }

@@ -8,8 +8,8 @@ import EarshotVAD
 /// Cepstral mean: the recognizer's channel estimate is reset at the start of each recording
 /// (``beginRecording()``) and carried from segment to segment within it, as in a live PocketSphinx
 /// session; on the LibriVox clips carrying it lowers the word error rate from 0.37 to 0.31. With
-/// several workers, each carries its own estimate across the segments it is dealt (the scheduler
-/// deals them round-robin, so which segments those are depends only on the number of jobs).
+/// several workers, each carries its own estimate across the segments it is dealt (the scheduler deals
+/// them by their lengths, so which segments those are depends only on the number of jobs).
 ///
 /// PocketSphinx's own silence removal is switched off (``PocketSphinxConfiguration/removeSilence``): in
 /// 5prealpha it shifts every word time of an utterance that holds a pause, and segments are cut at

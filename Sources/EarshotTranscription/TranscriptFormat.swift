@@ -27,7 +27,9 @@ public enum TranscriptFormat: String, Sendable, CaseIterable {
             return transcript.segments.map(\.text).filter { !$0.isEmpty }.map { $0 + "\n" }.joined()
         case .json:
             let encoder = JSONEncoder()
-            encoder.outputFormatting = compact ? [.sortedKeys, .withoutEscapingSlashes] : [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.outputFormatting =
+                compact
+                ? [.sortedKeys, .withoutEscapingSlashes] : [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let document = TranscriptDocument(transcript, parameters: parameters)
             return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
         case .srt:

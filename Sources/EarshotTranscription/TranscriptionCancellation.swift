@@ -26,9 +26,3 @@ public final class TranscriptionCancellation: Sendable {
         if isCancelled { throw Self.cancelledError }
     }
 }
-
-extension EarshotError.Code {
-    /// The caller stopped the work (the seed SDK's `CanceledByUser`).
-    public static let canceled = EarshotError.Code(rawValue: "CanceledByUser")
-}
-

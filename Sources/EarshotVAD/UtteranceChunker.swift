@@ -87,7 +87,8 @@ public final class UtteranceChunker: AudioStage {
         while first < input.frameCount {
             let last = min(first + Self.sliceFrames, input.frameCount)
             let slice = AudioBuffer(
-                format: format, samples: Array(input.samples[first..<last]), startFrame: input.startFrame + Int64(first))
+                format: format, samples: Array(input.samples[first..<last]), startFrame: input.startFrame + Int64(first)
+            )
             samples.append(contentsOf: slice.samples)
             receivedCount += Int64(slice.frameCount)
             frames.removeAll()
@@ -191,7 +192,9 @@ public final class UtteranceChunker: AudioStage {
             let candidates = best.preferred > 0 ? best.run.filter { center(of: $0) >= preferredFrom } : Array(best.run)
             let middle = Double(best.run.lowerBound + best.run.upperBound) / 2
             let quietest = candidates.min {
-                (energies[$0 - firstHop], abs(Double($0) - middle)) < (energies[$1 - firstHop], abs(Double($1) - middle))
+                (energies[$0 - firstHop], abs(Double($0) - middle)) < (
+                    energies[$1 - firstHop], abs(Double($1) - middle)
+                )
             }!
             return (center(of: quietest), .pause)
         }

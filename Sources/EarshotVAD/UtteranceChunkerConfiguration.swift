@@ -42,13 +42,15 @@ public struct UtteranceChunkerConfiguration: Sendable, Hashable {
         if !(minSegmentDuration >= 0 && minSegmentDuration < maxSegmentDuration) {
             throw ParameterCheck.invalid(
                 "minSegmentDuration",
-                expected: "a duration ≥ 0 s and < maxSegmentDuration (\(ParameterCheck.describe(maxSegmentDuration)) s)",
+                expected:
+                    "a duration ≥ 0 s and < maxSegmentDuration (\(ParameterCheck.describe(maxSegmentDuration)) s)",
                 got: minSegmentDuration)
         }
         if !(fallbackWindow > 0 && fallbackWindow <= maxSegmentDuration) {
             throw ParameterCheck.invalid(
                 "fallbackWindow",
-                expected: "a duration > 0 s and ≤ maxSegmentDuration (\(ParameterCheck.describe(maxSegmentDuration)) s)",
+                expected:
+                    "a duration > 0 s and ≤ maxSegmentDuration (\(ParameterCheck.describe(maxSegmentDuration)) s)",
                 got: fallbackWindow)
         }
         self.maxSegmentDuration = maxSegmentDuration

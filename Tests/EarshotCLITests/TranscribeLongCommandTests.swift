@@ -56,15 +56,15 @@ import Testing
     @Test func aLongFileGivesTheSameSubtitlesOnEveryRunAndWritesThemAtomically() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let long = try longFile(in: directory, times: 2)  // 50.5 s
+        let long = try longFile(in: directory, times: 1)  // 25.7 s: two segments
         let vtt = directory.file("out.vtt")
         let first = try earshot("transcribe", "--jobs", "2", "--format", "vtt", "-o", vtt, long)
         #expect(first.status == 0 && first.output.isEmpty, "\(first.standardError)")
         let written = try String(contentsOfFile: vtt, encoding: .utf8)
         #expect(written.hasPrefix("WEBVTT\n\n00:00:00."))
-        #expect(written.components(separatedBy: " --> ").count > 8)
+        #expect(written.components(separatedBy: " --> ").count > 4)
         let second = try earshot("transcribe", "--jobs", "2", "--format", "vtt", long)
-        #expect(second.output == written, "round-robin dealing makes --jobs 2 deterministic")
+        #expect(second.output == written, "dealing by segment length makes --jobs 2 deterministic")
         #expect(directory.contents() == ["long.wav", "out.vtt"])
     }
 

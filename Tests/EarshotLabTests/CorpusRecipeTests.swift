@@ -59,12 +59,14 @@ import Testing
         #expect(first.map(\.entry) == second.map(\.entry))
         #expect(first.map(\.samples) == second.map(\.samples))
         #expect(ManifestWriter.text(for: first.map(\.entry)) == ManifestWriter.text(for: second.map(\.entry)))
-        let other = try CorpusBuilder.utterances(.long, options: RecipeOptions(seed: 10, limit: 1, minimumRecordingDuration: 40))
+        let other = try CorpusBuilder.utterances(
+            .long, options: RecipeOptions(seed: 10, limit: 1, minimumRecordingDuration: 40))
         #expect(other[0].entry != first[0].entry)
     }
 
     @Test func recordingsJoinClipsWithNaturalPausesAndCarryTheirLabels() throws {
-        let made = try CorpusBuilder.utterances(.long, options: RecipeOptions(seed: 2, limit: 1, minimumRecordingDuration: 60))
+        let made = try CorpusBuilder.utterances(
+            .long, options: RecipeOptions(seed: 2, limit: 1, minimumRecordingDuration: 60))
         let entry = made[0].entry
         #expect(entry.duration >= 60 && entry.duration < 60 + 7.2 + 2.5 + 2.0)
         let words = try #require(entry.words)

@@ -1,7 +1,6 @@
 import EarshotCore
 import EarshotLab
 import EarshotTesting
-
 import EarshotVAD
 import Foundation
 import Testing
@@ -62,7 +61,11 @@ import Testing
 
         let cues = SubtitleLayout().cues(for: transcript.words, speech: transcript.speech)
         let timings = parsed.output.split(separator: "\n").filter { $0.contains(" --> ") }.map(String.init)
-        #expect(timings == cues.map { "\(SubtitleWriter.timestamp($0.start, ",")) --> \(SubtitleWriter.timestamp($0.end, ","))" })
+        #expect(
+            timings
+                == cues.map {
+                    "\(SubtitleWriter.timestamp($0.start, ",")) --> \(SubtitleWriter.timestamp($0.end, ","))"
+                })
         #expect(cues.count >= 20)
         // Distance from a cue boundary to the nearest labelled speech (0 inside it).
         let speech = recording.entry.speech

@@ -15,7 +15,9 @@ import Testing
         }
     }
 
-    private func time(_ seconds: Double) -> MediaTime { MediaTime(frame: Int64((seconds * 16_000).rounded()), sampleRate: 16_000) }
+    private func time(_ seconds: Double) -> MediaTime {
+        MediaTime(frame: Int64((seconds * 16_000).rounded()), sampleRate: 16_000)
+    }
 
     @Test func cuesHoldTwoLinesOf42Characters() {
         // Seven 5-letter words fill 41 characters; fourteen fill two lines; the fifteenth starts a cue.
@@ -52,7 +54,9 @@ import Testing
 }
 
 @Suite struct SubtitleSpeechTrimTests {
-    private func time(_ seconds: Double) -> MediaTime { MediaTime(frame: Int64((seconds * 16_000).rounded()), sampleRate: 16_000) }
+    private func time(_ seconds: Double) -> MediaTime {
+        MediaTime(frame: Int64((seconds * 16_000).rounded()), sampleRate: 16_000)
+    }
     private func word(_ text: String, _ start: Double, _ end: Double) -> RecognizedWord {
         RecognizedWord(word: text, start: time(start), end: time(end), confidence: 1)
     }

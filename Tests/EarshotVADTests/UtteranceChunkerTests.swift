@@ -33,7 +33,8 @@ enum ChunkerSignals {
                     let level = pow(10, (gainDB - 14 - Double(random.next() % 10)) / 20)
                     for n in 0..<min(syllable, count - index) {
                         let envelope = sin(Double.pi * Double(n) / Double(syllable))
-                        let harmonic = sin(2 * Double.pi * frequency * Double(n) / Double(rate))
+                        let harmonic =
+                            sin(2 * Double.pi * frequency * Double(n) / Double(rate))
                             + 0.5 * sin(4 * Double.pi * frequency * Double(n) / Double(rate))
                         samples.append(Float(level * envelope * harmonic) + noise(-60, &random))
                     }

@@ -57,7 +57,9 @@ enum LongRecipe {
                 transcripts.append(clip.transcript)
                 previous = clip
             }
-            if let last = previous { samples += roomTone(like: last, seconds: random.uniform(1.0...2.0), using: &random) }
+            if let last = previous {
+                samples += roomTone(like: last, seconds: random.uniform(1.0...2.0), using: &random)
+            }
             let sources = Set(clips.map(\.source)).sorted().joined(separator: ", ")
             out.append(
                 CorpusBuilder.utterance(
@@ -93,7 +95,9 @@ enum LongRecipe {
     /// `seconds` of noise shaped like `clip`'s background, at its level (white if it has none).
     private static func roomTone(like clip: Clip, seconds: Double, using random: inout SplitMix64) -> [Float] {
         let frames = RecipeAudio.frames(seconds)
-        guard let shape = clip.shape else { return NoiseFloor.samples(frames: frames, dBFS: clip.floor, using: &random) }
+        guard let shape = clip.shape else {
+            return NoiseFloor.samples(frames: frames, dBFS: clip.floor, using: &random)
+        }
         return RoomTone.noise(frames: frames, coefficients: shape, dBFS: clip.floor, using: &random)
     }
 }
