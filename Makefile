@@ -56,7 +56,7 @@ corpora-deps:
 
 corpora: deps corpora-deps
 	swift build -c release --product earshot
-	for corpus in real synthetic noisy; do \
+	for corpus in real synthetic noisy long; do \
 		.build/release/earshot corpus build $$corpus --out corpora/build/$$corpus --seed $(SEED) || exit 1; \
 	done
 

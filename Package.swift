@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "EarshotRecognizer", targets: ["EarshotRecognizer"]),
         .library(name: "EarshotCodecs", targets: ["EarshotCodecs"]),
         .library(name: "EarshotVAD", targets: ["EarshotVAD"]),
+        .library(name: "EarshotTranscription", targets: ["EarshotTranscription"]),
         .library(name: "EarshotLab", targets: ["EarshotLab"]),
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
         .library(name: "EarshotServer", targets: ["EarshotServer"]),
@@ -59,6 +60,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .target(name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP"], swiftSettings: strictSwift6),
         .target(
+            name: "EarshotTranscription",
+            dependencies: ["EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
+            swiftSettings: strictSwift6),
+        .target(
             name: "EarshotLab",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotClient",
@@ -94,7 +99,7 @@ let package = Package(
             name: "earshot",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
-                "EarshotLab", "EarshotServer", "EarshotClient",
+                "EarshotTranscription", "EarshotLab", "EarshotServer", "EarshotClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -119,6 +124,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotLabTests", dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotTranscriptionTests",
+            dependencies: ["EarshotTranscription", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServerTests",

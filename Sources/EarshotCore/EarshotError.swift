@@ -23,6 +23,8 @@ public struct EarshotError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let recognizerFailed = Code(rawValue: "RecognizerFailed")
         /// No audio capture device could be opened (the seed SDK's `NoMicrophone`).
         public static let noMicrophone = Code(rawValue: "NoMicrophone")
+        /// The caller stopped the work (the seed SDK's `CanceledByUser`).
+        public static let canceled = Code(rawValue: "CanceledByUser")
 
         public var description: String { rawValue }
     }

@@ -26,6 +26,13 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
     public var beam: Double
     /// Beam width for word exits (`-wbeam`), as a probability in (0, 1]. PocketSphinx's default is 7e-29.
     public var wordBeam: Double
+    /// Whether PocketSphinx's front end drops what its own VAD calls silence (`-remove_silence`).
+    /// Default true, PocketSphinx's default. With it, 5prealpha misplaces word times in any utterance
+    /// holding a pause: every word is shifted by the start of the last speech run its VAD found (3.1 s
+    /// in the first 5 s of the LibriVox clips joined), which breaks subtitles; false keeps word times
+    /// exact and gave the same hypotheses on the five LibriVox clips. Long-file transcription sets it
+    /// false: its segments are cut at pauses by Earshot's VAD already.
+    public var removeSilence: Bool
 
     /// A configuration with explicit model paths; the defaults are Debian's en-us model.
     public init(
@@ -33,13 +40,15 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
         languageModel: String = debianModelDirectory + "/en-us.lm.bin",
         dictionary: String = debianModelDirectory + "/cmudict-en-us.dict",
         beam: Double = 1e-48,
-        wordBeam: Double = 7e-29
+        wordBeam: Double = 7e-29,
+        removeSilence: Bool = true
     ) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel
         self.dictionary = dictionary
         self.beam = beam
         self.wordBeam = wordBeam
+        self.removeSilence = removeSilence
     }
 
     /// The model in `directory`, laid out as Debian's: `en-us/`, `en-us.lm.bin`, `cmudict-en-us.dict`.
@@ -82,7 +91,7 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
     var arguments: [String] {
         [
             "-hmm", acousticModel, "-lm", languageModel, "-dict", dictionary,
-            "-beam", "\(beam)", "-wbeam", "\(wordBeam)",
+            "-beam", "\(beam)", "-wbeam", "\(wordBeam)", "-remove_silence", removeSilence ? "yes" : "no",
         ]
     }
 

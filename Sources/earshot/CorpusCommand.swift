@@ -20,11 +20,12 @@ struct CorpusCommand: ParsableCommand {
             discussion: """
                 real: pocketsphinx-testdata and alsa-utils recordings labelled by forced alignment. \
                 synthetic: espeak-ng and festival speech with exact labels. noisy: both mixed with noise, \
-                babble, music and clicks at 0/5/10/20 dB SNR, plus files with no speech. The same seed \
-                gives byte-identical audio and manifest.
+                babble, music and clicks at 0/5/10/20 dB SNR, plus files with no speech. long: the \
+                pocketsphinx-testdata clips joined with 0.3-2.5 s pauses into two recordings of 10+ minutes. \
+                The same seed gives byte-identical audio and manifest.
                 """)
 
-        @Argument(help: "Which corpus: real, synthetic or noisy.")
+        @Argument(help: "Which corpus: real, synthetic, noisy or long.")
         var recipe: CorpusRecipe
 
         @Option(help: "Folder to write (created if needed).")
@@ -33,18 +34,29 @@ struct CorpusCommand: ParsableCommand {
         @Option(help: "Seed of every random choice.")
         var seed: UInt64 = 1
 
-        @Option(help: "Build only the first N utterances of each source list (a quick subset).")
+        @Option(help: "Build only the first N utterances of each source list (a quick subset); for long, N recordings.")
         var limit: Int?
+
+        @Option(help: "long only: the least length of each recording, in seconds (default 600).")
+        var minimumRecordingDuration: Double?
 
         func validate() throws {
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+            if let minimumRecordingDuration, !(minimumRecordingDuration > 0 && minimumRecordingDuration <= 86_400) {
+                throw ValidationError("--minimum-recording-duration: expected seconds in (0, 86400]")
+            }
+            if minimumRecordingDuration != nil && recipe != .long {
+                throw ValidationError("--minimum-recording-duration applies to the long corpus only")
+            }
         }
 
         func run() throws {
             let started = Date()
             let verbose = isatty(STDERR_FILENO) != 0
             let corpus = try CorpusBuilder.build(
-                recipe, options: RecipeOptions(seed: seed, limit: limit), into: out
+                recipe,
+                options: RecipeOptions(seed: seed, limit: limit, minimumRecordingDuration: minimumRecordingDuration),
+                into: out
             ) { message in
                 if verbose { FileHandle.standardError.write(Data(("\r" + message + "\u{1B}[K").utf8)) }
             }

@@ -3,7 +3,7 @@ import Foundation
 /// A progress bar with real-time factor and ETA on standard error, drawn only when standard error is a
 /// terminal (so logs and pipes stay clean), and redrawn at most ten times a second.
 struct Progress {
-    private let total: Double?
+    private var total: Double?
     private let enabled: Bool
     private let started = Date()
     private var lastDraw = Date.distantPast
@@ -12,6 +12,12 @@ struct Progress {
     init(totalSeconds: Double?) {
         total = totalSeconds.flatMap { $0 > 0 ? $0 : nil }
         enabled = isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["EARSHOT_NO_PROGRESS"] == nil
+    }
+
+    /// Like ``update(mediaSeconds:)``, when the total becomes known or grows as inputs are opened.
+    mutating func update(mediaSeconds done: Double, totalSeconds: Double?) {
+        total = totalSeconds.flatMap { $0 > 0 ? $0 : nil }
+        update(mediaSeconds: done)
     }
 
     mutating func update(mediaSeconds done: Double) {

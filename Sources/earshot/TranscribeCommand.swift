@@ -1,38 +1,64 @@
 import ArgumentParser
+import Dispatch
 import EarshotCore
-import EarshotDSP
 import EarshotIO
 import EarshotRecognizer
+import EarshotTranscription
+import EarshotVAD
 import Foundation
+
+extension TranscriptFormat: ExpressibleByArgument {
+    /// `txt`, the earlier name of `text`, is still accepted.
+    public init?(argument: String) {
+        self.init(rawValue: argument == "txt" ? TranscriptFormat.text.rawValue : argument)
+    }
+}
 
 struct Transcribe: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Transcribe the speech in an audio file with the embedded recognizer.",
+        abstract: "Transcribe the speech in audio files of any length with the embedded recognizer.",
         discussion: """
-            Reads FILE (any rate and channel count; it is resampled to 16 kHz mono), decodes it with \
-            PocketSphinx and the US English model from Debian's pocketsphinx-en-us package, and prints \
-            the transcript. Needs no network and no service.
+            Reads each FILE (any rate and channel count; it is resampled to 16 kHz mono), cuts it at pauses \
+            into segments of at most --max-segment-duration seconds, decodes the segments on --jobs threads \
+            with PocketSphinx and the US English model from Debian's pocketsphinx-en-us package, and writes \
+            the transcript in media-time order. Needs no network and no service.
+
+            Formats: text (one line per segment; with several files, each under a "==> FILE <==" line), \
+            json (segments and words with times and confidences; with several files, one document per line), \
+            srt and vtt (subtitles of at most two 42-character lines and 7 s, one FILE only).
+
+            A file that cannot be read is reported on standard error and the others are transcribed; the \
+            exit status is then 4. Ctrl-C stops at once and leaves no -o file behind (exit status 130). \
+            A progress bar with ETA is drawn on standard error when it is a terminal.
 
             Examples:
               earshot transcribe interview.flac
-              earshot transcribe --format json talk.wav > talk.json
+              earshot transcribe --format srt -o talk.srt talk.wav
+              earshot transcribe --jobs 2 --format json day1.flac day2.flac > days.jsonl
               sox in.mp3 -t wav - | earshot transcribe -
               earshot transcribe --rate 8000 --encoding s16le call.raw
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case txt, json
-    }
+    @Argument(help: "Audio files to transcribe, or - for standard input.")
+    var files: [String]
 
-    @OptionGroup var input: InputOptions
+    @OptionGroup var layout: InputLayoutOptions
 
-    @Option(
-        name: .shortAndLong, help: "Output format: txt (the transcript) or json (words with times and confidences).")
-    var format: Format = .txt
+    @Option(name: .shortAndLong, help: "Output format: text (txt), json, srt or vtt.")
+    var format: TranscriptFormat = .text
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"
+
+    @Option(help: "Segments recognized at once, each by its own recognizer (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Longest segment sent to the recognizer, in seconds (the SDK's maxRecordingTime).")
+    var maxSegmentDuration: Double = 25
+
+    @Option(help: "Shortest segment a pause may end, in seconds, unless no later pause exists.")
+    var minSegmentDuration: Double = 5
 
     @Option(
         help:
@@ -43,100 +69,85 @@ struct Transcribe: ParsableCommand {
     @Option(help: "Resampler quality, 0 (fastest) to 10 (best).")
     var resamplerQuality: Int = 4
 
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
+        if files.filter({ $0 == InputPath.standardStream }).count > 1 {
+            throw ValidationError("standard input (-) can be given only once")
+        }
+        if files.count > 1 && !format.holdsSeveralRecordings {
+            throw ValidationError("--format \(format.rawValue) describes one recording; give one FILE")
+        }
+    }
+
     func run() throws {
-        var source = try input.open()
-        let modelConfiguration = modelDir.map { PocketSphinxConfiguration(modelDirectory: $0) } ?? .default
-        let recognizer = try PocketSphinxRecognizer(configuration: modelConfiguration)
-        let resampler = try Resampler(
-            inputFormat: source.format, configuration: .init(sampleRate: 16_000, quality: resamplerQuality))
-        var chain = resampler.then(RecognizerStage(recognizer: recognizer))
+        let settings = try TranscriptionSettings(
+            jobs: jobs,
+            chunking: UtteranceChunkerConfiguration(
+                maxSegmentDuration: maxSegmentDuration, minSegmentDuration: minSegmentDuration),
+            resamplerQuality: resamplerQuality)
+        let model = modelDir.map { PocketSphinxConfiguration(modelDirectory: $0) } ?? .default
+        try model.validate()
+        let parameters = TranscriptParameters(embedded: model, settings: settings)
         let output = try CommandOutput(path: output)
+        let cancellation = TranscriptionCancellation()
+        let interrupt = Self.cancelOnInterrupt(cancellation)
+        defer { interrupt.cancel() }
 
-        var progress = Progress(totalSeconds: (source as? AudioFileSource)?.duration)
-        var results = StageOutput<RecognitionResult>()
-        var mediaEnd = MediaTime.zero(sampleRate: source.format.sampleRate)
-        while let buffer = try source.read() {
-            try chain.process(buffer, into: &results)
-            mediaEnd = buffer.endTime
-            progress.update(mediaSeconds: mediaEnd.seconds)
+        var progress = Progress(totalSeconds: nil)
+        var failures: [EarshotError] = []
+        let files = files, layout = layout, format = format, several = files.count > 1
+        do {
+            try BatchTranscriber.run(
+                count: files.count, settings: settings, cancellation: cancellation,
+                open: { index in
+                    let source = try layout.open(files[index])
+                    let input = InputDescription(name: InputLayoutOptions.displayName(files[index]), source: source)
+                    return BatchTranscriber.Opened(
+                        source: source,
+                        description: RecordingDescription(
+                            name: input.path, container: input.container, encoding: input.encoding,
+                            sampleRate: input.sampleRateHz, channelCount: input.channels,
+                            duration: (source as? AudioFileSource)?.duration))
+                },
+                makeTranscriber: { try EmbeddedTranscriber(configuration: model) }
+            ) { event in
+                switch event {
+                case .progress(let done, let total):
+                    progress.update(mediaSeconds: done, totalSeconds: total)
+                case .transcribed(let index, let transcript):
+                    var text = try format.render(transcript, parameters: parameters, compact: several)
+                    if several && format == .text {
+                        text = (index > 0 ? "\n" : "") + "==> \(transcript.recording.name) <==\n" + text
+                    }
+                    try output.write(text)
+                case .failed(let index, _, let error):
+                    let name = InputLayoutOptions.displayName(files[index])
+                    let message = error.message.contains(name) ? error.message : "\(name): \(error.message)"
+                    failures.append(EarshotError(error.code, message))
+                    if several {
+                        progress.finish()
+                        FileHandle.standardError.write(Data("earshot: \(message)\n".utf8))
+                    }
+                }
+            }
+        } catch let error as EarshotError where error.code == .canceled {
+            progress.finish()
+            FileHandle.standardError.write(Data("earshot: interrupted; no output written\n".utf8))
+            throw ExitCode(130)
         }
-        try chain.finish(into: &results)
         progress.finish()
-        guard let result = results.items.last else {
-            throw EarshotError(.recognizerFailed, "\(input.displayName): the recognizer returned no result")
-        }
-
-        switch format {
-        case .txt:
-            try output.write(result.text + "\n")
-        case .json:
-            let document = TranscriptDocument(
-                input: InputDescription(name: input.displayName, source: source), durationSeconds: mediaEnd.seconds,
-                configuration: modelConfiguration, resamplerQuality: resamplerQuality, result: result)
-            try output.write(try JSONOutput.encode(document))
-        }
+        if let failure = failures.first, !several { throw failure }
         try output.commit()
-    }
-}
-
-/// `earshot transcribe --format json`.
-struct TranscriptDocument: Encodable {
-    struct Parameters: Encodable {
-        var recognizer = "pocketsphinx"
-        var acousticModel: String
-        var languageModel: String
-        var dictionary: String
-        var sampleRateHz = 16_000
-        var resamplerQuality: Int
-
-        enum CodingKeys: String, CodingKey {
-            case recognizer, dictionary
-            case acousticModel = "acoustic_model", languageModel = "language_model"
-            case sampleRateHz = "sample_rate_hz", resamplerQuality = "resampler_quality"
-        }
+        if !failures.isEmpty { throw ExitCode(ExitStatus.partialBatch.rawValue) }
     }
 
-    struct Word: Encodable {
-        var word: String
-        var startSeconds: Double
-        var endSeconds: Double
-        var confidence: Double
-
-        enum CodingKeys: String, CodingKey {
-            case word, confidence
-            case startSeconds = "start_s", endSeconds = "end_s"
-        }
-    }
-
-    var schemaVersion = JSONOutput.schemaVersion
-    var input: InputDescription
-    var durationSeconds: Double
-    var parameters: Parameters
-    var text: String
-    var confidence: Double?
-    var words: [Word]
-
-    enum CodingKeys: String, CodingKey {
-        case input, parameters, text, confidence, words
-        case schemaVersion = "schema_version", durationSeconds = "duration_s"
-    }
-
-    init(
-        input: InputDescription, durationSeconds: Double, configuration: PocketSphinxConfiguration,
-        resamplerQuality: Int, result: RecognitionResult
-    ) {
-        self.input = input
-        self.durationSeconds = (durationSeconds * 1000).rounded() / 1000
-        parameters = Parameters(
-            acousticModel: configuration.acousticModel, languageModel: configuration.languageModel,
-            dictionary: configuration.dictionary, resamplerQuality: resamplerQuality)
-        let best = result.hypotheses.first
-        text = best?.text ?? ""
-        confidence = best?.confidence.map { ($0 * 1000).rounded() / 1000 }
-        words = (best?.words ?? []).map {
-            Word(
-                word: $0.word, startSeconds: JSONOutput.seconds($0.start), endSeconds: JSONOutput.seconds($0.end),
-                confidence: ($0.confidence * 1000).rounded() / 1000)
-        }
+    /// Turns SIGINT into a cancellation, so the run can stop cleanly and no partial file is left; the
+    /// returned source must be cancelled when the run ends.
+    private static func cancelOnInterrupt(_ cancellation: TranscriptionCancellation) -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { cancellation.cancel() }
+        source.resume()
+        return source
     }
 }

@@ -50,3 +50,36 @@ import Testing
         #expect(!silent.isEmpty && silent.allSatisfy { $0.entry.tags["noise"] != nil })
     }
 }
+
+@Suite struct LongRecipeTests {
+    @Test func twoBuildsGiveIdenticalRecordingsAndManifests() throws {
+        let options = RecipeOptions(seed: 9, limit: 1, minimumRecordingDuration: 40)
+        let first = try CorpusBuilder.utterances(.long, options: options)
+        let second = try CorpusBuilder.utterances(.long, options: options)
+        #expect(first.map(\.entry) == second.map(\.entry))
+        #expect(first.map(\.samples) == second.map(\.samples))
+        #expect(ManifestWriter.text(for: first.map(\.entry)) == ManifestWriter.text(for: second.map(\.entry)))
+        let other = try CorpusBuilder.utterances(
+            .long, options: RecipeOptions(seed: 10, limit: 1, minimumRecordingDuration: 40))
+        #expect(other[0].entry != first[0].entry)
+    }
+
+    @Test func recordingsJoinClipsWithNaturalPausesAndCarryTheirLabels() throws {
+        let made = try CorpusBuilder.utterances(
+            .long, options: RecipeOptions(seed: 2, limit: 1, minimumRecordingDuration: 60))
+        let entry = made[0].entry
+        #expect(entry.duration >= 60 && entry.duration < 60 + 7.2 + 2.5 + 2.0)
+        let words = try #require(entry.words)
+        let clips = try #require(entry.tags["clips"]).split(separator: ",")
+        #expect(clips.count >= 12, "about 3.2 s of speech and 1.4 s of pause per clip")
+        // Every clip's words, in order, make the transcript; every labelled word lies in labelled speech.
+        #expect(words.map(\.word).joined(separator: " ") == entry.transcript)
+        for word in words { #expect(entry.speech.contains { $0.start <= word.start && word.end <= $0.end }) }
+        // Pauses between clips (gaps ≥ 0.3 s between speech segments) are never digital silence.
+        let samples = made[0].samples
+        for (previous, next) in zip(entry.speech, entry.speech.dropFirst()) where next.start - previous.end >= 0.3 {
+            let gap = samples[Int(previous.end * 16_000) + 800..<Int(next.start * 16_000) - 800]
+            #expect(gap.contains { $0 != 0 })
+        }
+    }
+}

@@ -20,6 +20,8 @@ public enum CorpusRecipe: String, Sendable, CaseIterable {
     /// The real and synthetic utterances mixed with noise, music and clicks at set SNRs, plus files
     /// with no speech at all.
     case noisy
+    /// Real speech from pocketsphinx-testdata joined with natural pauses into recordings of 10+ minutes.
+    case long
 }
 
 /// What a build may vary.
@@ -31,11 +33,18 @@ public struct RecipeOptions: Sendable, Hashable {
     public var limit: Int?
     /// A folder for intermediate files (synthesizer output, MIDI), which the build removes.
     public var scratch: String
+    /// The long corpus only: each recording is at least this many seconds (default 600). Shorter
+    /// recordings keep tests quick; they are not prefixes of the full-length ones.
+    public var minimumRecordingDuration: Double?
 
-    public init(seed: UInt64 = 1, limit: Int? = nil, scratch: String = NSTemporaryDirectory()) {
+    public init(
+        seed: UInt64 = 1, limit: Int? = nil, scratch: String = NSTemporaryDirectory(),
+        minimumRecordingDuration: Double? = nil
+    ) {
         self.seed = seed
         self.limit = limit
         self.scratch = scratch
+        self.minimumRecordingDuration = minimumRecordingDuration
     }
 
     /// An independent generator for one purpose, so adding draws to one part of a recipe cannot shift
@@ -56,6 +65,7 @@ public enum CorpusBuilder {
         case .real: try RealRecipe.utterances(options: options, progress: progress)
         case .synthetic: try SyntheticRecipe.utterances(options: options, progress: progress)
         case .noisy: try NoisyRecipe.utterances(options: options, progress: progress)
+        case .long: try LongRecipe.utterances(options: options, progress: progress)
         }
     }
 

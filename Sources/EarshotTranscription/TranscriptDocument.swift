@@ -1,0 +1,131 @@
+import EarshotCore
+import EarshotRecognizer
+import Foundation
+
+/// The settings that produced a transcript, recorded in every JSON document so it can be reproduced.
+public struct TranscriptParameters: Sendable, Hashable, Encodable {
+    public var recognizer: String
+    public var acousticModel: String?
+    public var languageModel: String?
+    public var dictionary: String?
+    public var sampleRateHz: Int
+    public var resamplerQuality: Int
+    public var jobs: Int
+    public var maxSegmentSeconds: Double
+    public var minSegmentSeconds: Double
+    public var detector: String
+
+    /// The parameters of the embedded recognizer with `model`, run with `settings`.
+    public init(embedded model: PocketSphinxConfiguration, settings: TranscriptionSettings) {
+        recognizer = "pocketsphinx"
+        acousticModel = model.acousticModel
+        languageModel = model.languageModel
+        dictionary = model.dictionary
+        sampleRateHz = 16_000
+        resamplerQuality = settings.resamplerQuality
+        jobs = settings.jobs
+        maxSegmentSeconds = settings.chunking.maxSegmentDuration
+        minSegmentSeconds = settings.chunking.minSegmentDuration
+        detector = settings.chunking.detector.rawValue
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case recognizer, dictionary, jobs, detector
+        case acousticModel = "acoustic_model", languageModel = "language_model"
+        case sampleRateHz = "sample_rate_hz", resamplerQuality = "resampler_quality"
+        case maxSegmentSeconds = "max_segment_s", minSegmentSeconds = "min_segment_s"
+    }
+}
+
+/// `earshot transcribe --format json`: the transcript of one recording, with the segments it was cut
+/// into (media times, why each ends, its text and words) and, for readers of the one-utterance
+/// format, every word at the top level too. Times are seconds rounded to the millisecond; confidences
+/// are rounded to 0.001; a segment's and the document's confidence is the mean of their words'.
+public struct TranscriptDocument: Encodable, Sendable {
+    public struct Input: Encodable, Sendable {
+        var path: String
+        var container: String
+        var encoding: String
+        var sampleRateHz: Int
+        var channels: Int
+
+        enum CodingKeys: String, CodingKey {
+            case path, container, encoding, channels
+            case sampleRateHz = "sample_rate_hz"
+        }
+    }
+
+    public struct Word: Encodable, Sendable {
+        var word: String
+        var startSeconds: Double
+        var endSeconds: Double
+        var confidence: Double
+
+        enum CodingKeys: String, CodingKey {
+            case word, confidence
+            case startSeconds = "start_s", endSeconds = "end_s"
+        }
+    }
+
+    public struct Segment: Encodable, Sendable {
+        var startSeconds: Double
+        var endSeconds: Double
+        var cut: String
+        var speechSeconds: Double
+        var recognized: Bool
+        var text: String
+        var confidence: Double?
+        var words: [Word]
+
+        enum CodingKeys: String, CodingKey {
+            case cut, recognized, text, confidence, words
+            case startSeconds = "start_s", endSeconds = "end_s", speechSeconds = "speech_s"
+        }
+    }
+
+    var schemaVersion = 1
+    var input: Input
+    var durationSeconds: Double
+    var parameters: TranscriptParameters
+    var text: String
+    var confidence: Double?
+    var segments: [Segment]
+    var words: [Word]
+
+    enum CodingKeys: String, CodingKey {
+        case input, parameters, text, confidence, segments, words
+        case schemaVersion = "schema_version", durationSeconds = "duration_s"
+    }
+
+    public init(_ transcript: Transcript, parameters: TranscriptParameters) {
+        let recording = transcript.recording
+        input = Input(
+            path: recording.name, container: recording.container, encoding: recording.encoding,
+            sampleRateHz: recording.sampleRate, channels: recording.channelCount)
+        durationSeconds = Self.rounded(transcript.duration)
+        self.parameters = parameters
+        text = transcript.text
+        segments = transcript.segments.map { segment in
+            Segment(
+                startSeconds: Self.rounded(segment.start.seconds), endSeconds: Self.rounded(segment.end.seconds),
+                cut: segment.cut.rawValue, speechSeconds: Self.rounded(segment.speechSeconds),
+                recognized: segment.result != nil, text: segment.text, confidence: Self.meanConfidence(segment.words),
+                words: segment.words.map(Self.word))
+        }
+        words = transcript.words.map(Self.word)
+        confidence = Self.meanConfidence(transcript.words)
+    }
+
+    private static func word(_ word: RecognizedWord) -> Word {
+        Word(
+            word: word.word, startSeconds: rounded(word.start.seconds), endSeconds: rounded(word.end.seconds),
+            confidence: (word.confidence * 1000).rounded() / 1000)
+    }
+
+    private static func meanConfidence(_ words: [RecognizedWord]) -> Double? {
+        guard !words.isEmpty else { return nil }
+        return (words.map(\.confidence).reduce(0, +) / Double(words.count) * 1000).rounded() / 1000
+    }
+
+    private static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+}

@@ -1,0 +1,233 @@
+import EarshotCore
+
+/// Splits a long recording into segments a recognizer accepts, cutting only in pauses when it can.
+///
+/// Contract:
+/// - Input: mono buffers at `configuration`'s detector rate (16 kHz for the recognizer), contiguous in
+///   media time; anything else throws naming the stage.
+/// - Output: ``UtteranceChunk``s that tile the stream — each starts where the previous ended, the first
+///   at the first buffer's media time, the last ends with the stream — none longer than
+///   `maxSegmentDuration`.
+/// - Where it cuts: see ``UtteranceChunkerConfiguration``. Pauses are the smoothed VAD's non-speech runs
+///   (``VADStage`` with the configured detector, then ``DecisionSmoother``), on its 10 ms hop grid; a
+///   pause cut falls at the centre of the pause's hop with the least mean-square energy (ties: the hop
+///   nearest the pause's middle), so a breath or a click inside a long pause is stepped over.
+/// - A segment is decided as soon as the decisions reach past its longest allowed end, and from the
+///   audio and decisions inside that window only: feeding the stream whole or in blocks of any size
+///   gives identical segments.
+/// - Memory: it holds the samples and decisions of the segment being built, from the 10 ms hop holding
+///   its start: at most `maxSegmentDuration` plus the smoother's delay (≤ 0.4 s by default) plus 4 096
+///   samples, however long the recording and however large the buffers fed (they are taken in slices).
+/// - Latency: a segment is emitted up to `maxSegmentDuration` + that delay after its start; offline it
+///   does not matter, and a live caller wanting endpoints uses the ``Endpointer``.
+///
+/// A final class and not `Sendable`, like ``VADStage``: the detector may own C state.
+public final class UtteranceChunker: AudioStage {
+    public typealias Input = AudioBuffer
+    public typealias Output = UtteranceChunk
+
+    public let configuration: UtteranceChunkerConfiguration
+    /// The format accepted: mono at the detector's rate.
+    public let format: AudioFormat
+
+    private let vad: VADStage
+    private var smoother: DecisionSmoother
+    private let hop: Int
+    private let maxFrames: Int64
+    private let minFrames: Int64
+    private let fallbackHops: Int
+    /// Largest piece of an input buffer handled at once, which bounds memory for huge buffers.
+    private static let sliceFrames = 4096
+
+    private var frames = StageOutput<VADFrame>()
+    private var decisions = StageOutput<VADDecision>()
+    /// Media time of the first sample of the stream, once a buffer has arrived.
+    private var origin: Int64?
+    private var receivedCount: Int64 = 0
+    /// Samples from `bufferStart` (on the hop grid, ≤ `segmentStart`) to the newest received.
+    private var samples: [Float] = []
+    private var bufferStart: Int64 = 0
+    private var segmentStart: Int64 = 0
+    /// Smoothed decisions for the hops from `bufferStart`, one per hop.
+    private var speech: [Bool] = []
+
+    /// A chunker running `configuration`'s detector at its native rate of 16 kHz (or `sampleRate`,
+    /// which must be one the detector supports).
+    public init(configuration: UtteranceChunkerConfiguration, sampleRate: Int = 16_000) throws {
+        let detector = try configuration.detector.makeDetector(sampleRate: sampleRate)
+        vad = try VADStage(detector: detector)
+        format = vad.format
+        hop = detector.hopLength
+        smoother = try DecisionSmoother(
+            configuration: configuration.smoothing, sampleRate: sampleRate, hopLength: detector.hopLength)
+        self.configuration = configuration
+        maxFrames = Int64((configuration.maxSegmentDuration * Double(sampleRate)).rounded())
+        minFrames = Int64((configuration.minSegmentDuration * Double(sampleRate)).rounded())
+        fallbackHops = max(1, Int((configuration.fallbackWindow * Double(sampleRate) / Double(hop)).rounded()))
+    }
+
+    /// Samples held now: the segment being built, from the hop holding its start (see the memory bound).
+    public var heldFrames: Int { samples.count }
+
+    public func process(_ input: AudioBuffer, into output: inout StageOutput<UtteranceChunk>) throws {
+        try input.requireFormat(format, stage: "utterance chunker")
+        if origin == nil {
+            origin = input.startFrame
+            bufferStart = input.startFrame
+            segmentStart = input.startFrame
+        }
+        let expected = origin! + receivedCount
+        guard input.startFrame == expected else {
+            throw EarshotError(
+                .invalidInput,
+                "utterance chunker: buffer starts at frame \(input.startFrame), expected \(expected) "
+                    + "(buffers must be contiguous)")
+        }
+        var first = 0
+        while first < input.frameCount {
+            let last = min(first + Self.sliceFrames, input.frameCount)
+            let slice = AudioBuffer(
+                format: format, samples: Array(input.samples[first..<last]), startFrame: input.startFrame + Int64(first)
+            )
+            samples.append(contentsOf: slice.samples)
+            receivedCount += Int64(slice.frameCount)
+            frames.removeAll()
+            try vad.process(slice, into: &frames)
+            try smooth(frames.items)
+            try cutWhileDecided(into: &output)
+            first = last
+        }
+    }
+
+    public func finish(into output: inout StageOutput<UtteranceChunk>) throws {
+        frames.removeAll()
+        try vad.finish(into: &frames)
+        try smooth(frames.items)
+        decisions.removeAll()
+        try smoother.finish(into: &decisions)
+        speech.append(contentsOf: decisions.items.map(\.isSpeech))
+        try cutWhileDecided(into: &output)
+        guard let origin else { return }
+        let end = origin + receivedCount
+        if end > segmentStart { output.emit(chunk(until: end, cut: .endOfInput)) }
+        segmentStart = end
+    }
+
+    private func smooth(_ items: [VADFrame]) throws {
+        decisions.removeAll()
+        for frame in items { try smoother.process(frame, into: &decisions) }
+        speech.append(contentsOf: decisions.items.map(\.isSpeech))
+    }
+
+    /// Cuts a segment each time the decisions reach past the longest segment allowed.
+    private func cutWhileDecided(into output: inout StageOutput<UtteranceChunk>) throws {
+        guard let origin else { return }
+        while min(bufferStart + Int64(speech.count * hop), origin + receivedCount) - segmentStart > maxFrames {
+            let (position, cut) = chooseCut()
+            output.emit(chunk(until: position, cut: cut))
+            let droppedHops = Int((position - bufferStart) / Int64(hop))
+            speech.removeFirst(droppedHops)
+            samples.removeFirst(droppedHops * hop)
+            bufferStart += Int64(droppedHops * hop)
+            segmentStart = position
+        }
+    }
+
+    /// The segment from `segmentStart` to `end`, which must be within the held samples.
+    private func chunk(until end: Int64, cut: UtteranceChunk.Cut) -> UtteranceChunk {
+        let from = Int(segmentStart - bufferStart), to = Int(end - bufferStart)
+        let audio = AudioBuffer(format: format, samples: Array(samples[from..<to]), startFrame: segmentStart)
+        var runs: [Range<MediaTime>] = []
+        for index in speech.indices where speech[index] {
+            let from = max(bufferStart + Int64(index * hop), segmentStart)
+            let to = min(bufferStart + Int64((index + 1) * hop), end)
+            guard from < to else { continue }
+            let run = time(from)..<time(to)
+            if let last = runs.last, last.upperBound == run.lowerBound {
+                runs[runs.count - 1] = last.lowerBound..<run.upperBound
+            } else {
+                runs.append(run)
+            }
+        }
+        return UtteranceChunk(audio: audio, cut: cut, speech: runs)
+    }
+
+    private func time(_ frame: Int64) -> MediaTime { MediaTime(frame: frame, sampleRate: format.sampleRate) }
+
+    private func center(of hopIndex: Int) -> Int64 { bufferStart + Int64(hopIndex * hop + hop / 2) }
+
+    /// Where the current segment ends: in the longest pause of its window, else in its longest pause,
+    /// else at the middle of its window's quietest `fallbackWindow`.
+    private func chooseCut() -> (Int64, UtteranceChunk.Cut) {
+        let limit = segmentStart + maxFrames, preferredFrom = segmentStart + minFrames
+        // Hops whose centre lies in (segmentStart, limit]; all are decided (see cutWhileDecided).
+        var firstHop = 0
+        while center(of: firstHop) <= segmentStart { firstHop += 1 }
+        var lastHop = firstHop
+        while lastHop + 1 < speech.count && center(of: lastHop + 1) <= limit { lastHop += 1 }
+        let energies = meanSquares(firstHop...lastHop)
+
+        // Pauses: runs of non-speech hops. Score each by its hops in the preferred part of the window.
+        var best: (run: ClosedRange<Int>, preferred: Int, length: Int)?
+        var index = firstHop
+        while index <= lastHop {
+            guard !speech[index] else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end + 1 <= lastHop && !speech[end + 1] { end += 1 }
+            let run = index...end
+            let preferred = run.filter { center(of: $0) >= preferredFrom }.count
+            // The silence the segment starts in (the rest of the pause just cut, or leading silence)
+            // is no place for a cut unless it reaches the preferred part: cutting it would make a
+            // segment of silence. Later runs win ties, for longer segments.
+            let startsTheSegment = run.lowerBound == firstHop && preferred == 0
+            if !startsTheSegment, best.map({ (preferred, run.count) >= ($0.preferred, $0.length) }) ?? true {
+                best = (run, preferred, run.count)
+            }
+            index = end + 1
+        }
+        if let best {
+            let candidates = best.preferred > 0 ? best.run.filter { center(of: $0) >= preferredFrom } : Array(best.run)
+            let middle = Double(best.run.lowerBound + best.run.upperBound) / 2
+            let quietest = candidates.min {
+                (energies[$0 - firstHop], abs(Double($0) - middle)) < (
+                    energies[$1 - firstHop], abs(Double($1) - middle)
+                )
+            }!
+            return (center(of: quietest), .pause)
+        }
+
+        // No pause: the hop boundary in the preferred part (else anywhere) whose surrounding
+        // `fallbackHops` are quietest, within the window's hops.
+        var boundaries = (firstHop + 1...lastHop + 1).filter {
+            let position = bufferStart + Int64($0 * hop)
+            return position >= preferredFrom && position <= limit
+        }
+        if boundaries.isEmpty { boundaries = Array(firstHop + 1...lastHop + 1) }
+        var quietest = boundaries[0]
+        var quietestEnergy = Double.infinity
+        for boundary in boundaries {
+            let lower = max(firstHop, boundary - fallbackHops / 2)
+            let upper = min(lastHop, lower + fallbackHops - 1)
+            let energy = energies[(lower - firstHop)...(upper - firstHop)].reduce(0, +) / Double(upper - lower + 1)
+            if energy <= quietestEnergy {
+                quietest = boundary
+                quietestEnergy = energy
+            }
+        }
+        return (min(bufferStart + Int64(quietest * hop), limit), .noPause)
+    }
+
+    /// Mean-square energy of each hop in `hops` (a partial final hop over the samples it has).
+    private func meanSquares(_ hops: ClosedRange<Int>) -> [Double] {
+        hops.map { index in
+            let from = index * hop, to = min((index + 1) * hop, samples.count)
+            guard to > from else { return 0 }
+            var sum = 0.0
+            for sample in samples[from..<to] { sum += Double(sample) * Double(sample) }
+            return sum / Double(to - from)
+        }
+    }
+}

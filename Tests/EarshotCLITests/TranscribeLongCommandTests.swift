@@ -1,0 +1,93 @@
+import EarshotTesting
+import Foundation
+import Testing
+
+/// `earshot transcribe` on long and many files: batches, formats, determinism, Ctrl-C.
+@Suite(.serialized) struct TranscribeLongCommandTests {
+    private static let clips = (try? LibriVoxClips.load().map(\.path)) ?? []
+
+    private func earshot(_ arguments: String...) throws -> ExternalTool.Result {
+        try ExternalTool.run([ExternalTool.earshotPath] + arguments)
+    }
+
+    /// The five LibriVox clips joined `times` times, then 1 s of silence (sox), in `directory`.
+    private func longFile(in directory: TemporaryDirectory, times: Int) throws -> String {
+        let path = directory.file("long.wav")
+        let joined = try ExternalTool.run(
+            ["sox"] + Array(repeating: Self.clips, count: times).flatMap { $0 } + [path, "pad", "0", "1"])
+        #expect(joined.status == 0, "\(joined.standardError)")
+        return path
+    }
+
+    @Test func aBadFileAmongSeveralIsReportedAndTheRestTranscribed() throws {
+        let result = try earshot("transcribe", Self.clips[1], "/nonexistent/missing.wav", Self.clips[4])
+        #expect(result.status == 4, "exit 4: a batch in which some items failed")
+        let errors = result.standardError.split(separator: "\n")
+        #expect(errors.count == 1 && errors[0].contains("/nonexistent/missing.wav"), "\(result.standardError)")
+        let blocks = result.output.components(separatedBy: "==> ")
+        #expect(blocks.count == 3)
+        #expect(blocks[1].hasPrefix(Self.clips[1] + " <==\n") && blocks[1].contains("young man"))
+        #expect(blocks[2].hasPrefix(Self.clips[4] + " <==\n") && blocks[2].contains("might even"))
+    }
+
+    @Test func jsonForSeveralFilesIsOneDocumentPerLine() throws {
+        let result = try earshot("transcribe", "--format", "json", "--jobs", "2", Self.clips[0], Self.clips[1])
+        #expect(result.status == 0)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        for (line, clip) in zip(lines, Self.clips) {
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(document["schema_version"] as? Int == 1)
+            #expect((document["input"] as? [String: Any])?["path"] as? String == clip)
+            let segments = try #require(document["segments"] as? [[String: Any]])
+            #expect(segments.first?["start_s"] as? Double == 0 && segments.first?["cut"] != nil)
+        }
+    }
+
+    @Test func subtitlesTakeOneFileAndTxtIsStillAccepted() throws {
+        let two = try earshot("transcribe", "--format", "srt", Self.clips[0], Self.clips[1])
+        #expect(two.status == 1 && two.standardError.contains("give one FILE"))
+        let txt = try earshot("transcribe", "--format", "txt", Self.clips[1])
+        #expect(txt.status == 0 && txt.output.contains("young man"))
+        let badJobs = try earshot("transcribe", "--jobs", "0", Self.clips[1])
+        #expect(badJobs.status == 1)
+    }
+
+    @Test func aLongFileGivesTheSameSubtitlesOnEveryRunAndWritesThemAtomically() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = try longFile(in: directory, times: 1)  // 25.7 s: two segments
+        let vtt = directory.file("out.vtt")
+        let first = try earshot("transcribe", "--jobs", "2", "--format", "vtt", "-o", vtt, long)
+        #expect(first.status == 0 && first.output.isEmpty, "\(first.standardError)")
+        let written = try String(contentsOfFile: vtt, encoding: .utf8)
+        #expect(written.hasPrefix("WEBVTT\n\n00:00:00."))
+        #expect(written.components(separatedBy: " --> ").count > 4)
+        let second = try earshot("transcribe", "--jobs", "2", "--format", "vtt", long)
+        #expect(second.output == written, "dealing by segment length makes --jobs 2 deterministic")
+        #expect(directory.contents() == ["long.wav", "out.vtt"])
+    }
+
+    @Test func ctrlCStopsAndLeavesNoOutputFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = try longFile(in: directory, times: 4)  // 99.9 s, ~35 s of work on one job
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.earshotPath)
+        process.arguments = ["transcribe", "--jobs", "1", "-o", directory.file("out.txt"), long]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 2)
+        #expect(directory.contents().contains { $0.hasPrefix(".out.txt.partial") }, "the output is being written")
+        let interrupted = Date()
+        process.interrupt()  // SIGINT, as Ctrl-C sends
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(interrupted) < 3, "stops within a second or so")
+        #expect(process.terminationStatus == 130)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("interrupted"))
+        #expect(directory.contents() == ["long.wav"], "no output file, partial or final")
+    }
+}

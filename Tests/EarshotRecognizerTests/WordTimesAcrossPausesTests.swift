@@ -1,0 +1,27 @@
+import EarshotCore
+import EarshotIO
+import EarshotTesting
+import Testing
+
+@testable import EarshotRecognizer
+
+/// Word times in an utterance that holds a pause: two LibriVox clips with 2 s of silence between.
+struct WordTimesAcrossPausesTests {
+    @Test func wordTimesStayOnTheAudioWhenSilenceIsKept() throws {
+        let clips = try LibriVoxClips.load()
+        let first = try RecognizerFixtures.audio(of: clips[1])  // "he was not an ill disposed young man", 2.99 s
+        let second = try RecognizerFixtures.audio(of: clips[4])  // "he might even have been made amiable himself"
+        let pause = [Float](repeating: 0, count: 32_000)
+        let joined = AudioBuffer(format: .wideband, samples: first.samples + pause + second.samples, startFrame: 16_000)
+        var configuration = PocketSphinxConfiguration.default
+        configuration.removeSilence = false
+        let result = try RecognizerFixtures.recognize(
+            joined, blockFrames: 4096, with: PocketSphinxRecognizer(configuration: configuration))
+        let words = try #require(result.hypotheses.first?.words)
+        // Each clip's first word starts within 0.1–0.5 s of the clip's start (1 s and 1 + 2.99 + 2 s in).
+        let he = try #require(words.first), might = try #require(words.first { $0.word == "might" })
+        #expect(he.start.seconds > 1.1 && he.start.seconds < 1.5, "\(he)")
+        #expect(might.start.seconds > 5.99 + 0.1 && might.start.seconds < 5.99 + 1.0, "\(might)")
+        #expect(words.allSatisfy { $0.end.seconds <= joined.endTime.seconds && $0.start < $0.end })
+    }
+}

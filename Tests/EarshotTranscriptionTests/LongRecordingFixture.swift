@@ -1,0 +1,60 @@
+import EarshotCore
+import EarshotIO
+import EarshotLab
+import EarshotRecognizer
+import EarshotTesting
+import EarshotTranscription
+import Foundation
+
+/// One recording of the long corpus, built once per test run (two minutes, to keep the suite quick),
+/// and its transcript by the embedded recognizer with two jobs.
+enum LongRecordingFixture {
+    struct Built: Sendable {
+        var entry: CorpusEntry
+        var audio: AudioBuffer
+    }
+
+    static let built: Result<Built, any Error> = Result {
+        let made = try CorpusBuilder.utterances(
+            .long, options: RecipeOptions(seed: 3, limit: 1, minimumRecordingDuration: 120))
+        let utterance = made[0]
+        return Built(entry: utterance.entry, audio: AudioBuffer(format: .wideband, samples: utterance.samples))
+    }
+
+    static let transcript: Result<Transcript, any Error> = Result {
+        let recording = try built.get()
+        let settings = try TranscriptionSettings(jobs: 2)
+        var transcripts: [Transcript] = []
+        try BatchTranscriber.run(
+            count: 1, settings: settings,
+            open: { _ in
+                BatchTranscriber.Opened(
+                    source: BufferSource(buffer: recording.audio),
+                    description: RecordingDescription(
+                        name: recording.entry.path, container: "memory", encoding: "float", sampleRate: 16_000,
+                        channelCount: 1, duration: recording.audio.duration))
+            },
+            makeTranscriber: { try EmbeddedTranscriber() }
+        ) { event in
+            if case .transcribed(_, let transcript) = event { transcripts.append(transcript) }
+        }
+        return transcripts[0]
+    }
+}
+
+/// A buffer read back in 4096-frame blocks, as a file source would give it.
+struct BufferSource: AudioSource {
+    let buffer: AudioBuffer
+    var position = 0
+    var format: AudioFormat { buffer.format }
+
+    init(buffer: AudioBuffer) { self.buffer = buffer }
+
+    mutating func read() throws -> AudioBuffer? {
+        guard position < buffer.frameCount else { return nil }
+        let end = min(position + 4096, buffer.frameCount)
+        defer { position = end }
+        return AudioBuffer(
+            format: format, samples: Array(buffer.samples[position..<end]), startFrame: Int64(position))
+    }
+}
