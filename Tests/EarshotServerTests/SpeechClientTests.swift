@@ -12,10 +12,14 @@ import Testing
     static func configuration(_ server: RunningService, format: CodecFormat = .speexWideband)
         -> SpeechRequestConfiguration
     {
-        SpeechRequestConfiguration(
+        var configuration = SpeechRequestConfiguration(
             recognitionURL: "\(server.baseURL)/speech/v3/speechToText", speechContext: "Generic",
             authorization: .credentials(appKey: "test-app", secret: server.appSecret, scope: "SPEECH", tokenURL: nil),
             audioFormat: format)
+        // These tests check transcripts and events, not timeouts (SpeechClientFaultTests does): a debug
+        // service sharing two cores with the whole suite may take longer than the SDK's 30 s to answer.
+        configuration.serverResponseTimeout = 180
+        return configuration
     }
 
     /// Every event until the stream ends.
