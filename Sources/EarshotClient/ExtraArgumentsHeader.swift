@@ -45,8 +45,7 @@ public enum ExtraArgumentsHeader {
 
     /// Percent-encodes all but RFC 3986's unreserved characters, so a space is `%20`.
     public static func percentEncoded(_ value: String) -> String {
-        var allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        allowed.remove(charactersIn: "")
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 }

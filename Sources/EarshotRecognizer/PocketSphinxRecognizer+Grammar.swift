@@ -21,12 +21,6 @@ extension PocketSphinxRecognizer {
         var use: GrammarUse
     }
 
-    struct ScoredHypothesis {
-        var hypothesis: Hypothesis
-        /// PocketSphinx's path score (log domain, higher is better).
-        var score: Int32
-    }
-
     static let grammarSearch = "earshot-grammar"
 
     /// How unlike the language model's reading the grammar's may sound and still win under
@@ -139,8 +133,8 @@ extension PocketSphinxRecognizer {
     /// ``GrammarUse/only`` its reading is the result; under ``GrammarUse/hints`` it replaces the
     /// language model's when the two sound alike (``hintTolerance``).
     func secondGrammarPass(
-        after first: ScoredHypothesis, use: GrammarUse, samples: [Int16], startFrame: Int64, endFrame: Int64
-    ) throws -> ScoredHypothesis {
+        after first: Hypothesis, use: GrammarUse, samples: [Int16], startFrame: Int64, endFrame: Int64
+    ) throws -> Hypothesis {
         let adaptedMean = CepstralMeanSnapshot(decoder: decoder)
         defer {
             // The second pass must not count the utterance twice in the running mean.
@@ -169,8 +163,8 @@ extension PocketSphinxRecognizer {
         }
         guard let candidate = bestHypothesis(startFrame: startFrame, endFrame: endFrame) else { return first }
         if use == .only { return candidate }
-        let heard = phones(of: first.hypothesis.text)
-        let expected = phones(of: candidate.hypothesis.text)
+        let heard = phones(of: first.text)
+        let expected = phones(of: candidate.text)
         let distance = Double(Self.editDistance(heard, expected)) / Double(max(heard.count, expected.count, 1))
         lastHintDistance = distance
         return distance <= Self.hintTolerance ? candidate : first

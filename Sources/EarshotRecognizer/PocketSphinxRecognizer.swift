@@ -169,19 +169,17 @@ public final class PocketSphinxRecognizer: Recognizer {
             best = try secondGrammarPass(
                 after: best!, use: use, samples: samples, startFrame: startFrame, endFrame: current.endFrame)
         }
-        if let best { result.hypotheses = [best.hypothesis] }
+        if let best { result.hypotheses = [best] }
         return result
     }
 
-    /// The current search's best hypothesis with its words and path score, or nil when it heard nothing.
-    func bestHypothesis(startFrame: Int64, endFrame: Int64) -> ScoredHypothesis? {
-        var score: Int32 = 0
-        guard let hypothesis = ps_get_hyp(decoder, &score) else { return nil }
-        let text = String(cString: hypothesis).split(separator: " ").joined(separator: " ")
+    /// The current search's best hypothesis with its words, or nil when it heard nothing.
+    func bestHypothesis(startFrame: Int64, endFrame: Int64) -> Hypothesis? {
+        let text = bestHypothesisText()
         if text.isEmpty { return nil }
         let words = recognizedWords(startFrame: startFrame, endFrame: endFrame)
         let confidence = words.isEmpty ? nil : words.map(\.confidence).reduce(0, +) / Double(words.count)
-        return ScoredHypothesis(hypothesis: Hypothesis(text: text, confidence: confidence, words: words), score: score)
+        return Hypothesis(text: text, confidence: confidence, words: words)
     }
 
     /// Forgets what the decoder has learned about the channel, returning it to its state just after

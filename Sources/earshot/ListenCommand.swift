@@ -79,23 +79,21 @@ struct Listen: ParsableCommand {
                 if readLine() != nil { interaction.stopListening() }
             }
         }
-        let outcome = ListenOutcome()
-        let done = DispatchSemaphore(value: 0)
         let printJSON = json
-        Task {
+        let outcome = try BlockingTask.run { () -> Result<String, SpeechClientError>? in
+            var outcome: Result<String, SpeechClientError>?
             for await event in interaction.events {
                 display.show(event)
                 if case .succeeded(let response) = event {
-                    outcome.set(.success(printJSON ? String(decoding: response.data, as: UTF8.self) : response.strings.first ?? ""))
+                    outcome = .success(printJSON ? String(decoding: response.data, as: UTF8.self) : response.strings.first ?? "")
                 }
-                if case .failed(let error) = event { outcome.set(.failure(error)) }
+                if case .failed(let error) = event { outcome = .failure(error) }
             }
             try? await client.shutdown()
-            done.signal()
+            return outcome
         }
-        done.wait()
         display.finish()
-        switch outcome.result {
+        switch outcome {
         case .success(let text)?:
             print(text)
         case .failure(let error)?:
@@ -111,12 +109,4 @@ extension Listen {
     static func paced<Source: AudioSource>(_ source: Source, speed: Double) throws -> any AudioSource {
         try PacedSource(source, speed: speed)
     }
-}
-
-/// The interaction's result, handed from its task to the waiting command thread.
-private final class ListenOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Result<String, SpeechClientError>?
-    func set(_ result: Result<String, SpeechClientError>) { lock.withLock { stored = result } }
-    var result: Result<String, SpeechClientError>? { lock.withLock { stored } }
 }
