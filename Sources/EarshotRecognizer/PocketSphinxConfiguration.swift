@@ -27,11 +27,11 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
     /// Beam width for word exits (`-wbeam`), as a probability in (0, 1]. PocketSphinx's default is 7e-29.
     public var wordBeam: Double
     /// Whether PocketSphinx's front end drops what its own VAD calls silence (`-remove_silence`).
-    /// Default true, PocketSphinx's default. With it, 5prealpha misplaces word times in any utterance
-    /// holding a pause: every word is shifted by the start of the last speech run its VAD found (3.1 s
-    /// in the first 5 s of the LibriVox clips joined), which breaks subtitles; false keeps word times
-    /// exact and gave the same hypotheses on the five LibriVox clips. Long-file transcription sets it
-    /// false: its segments are cut at pauses by Earshot's VAD already.
+    /// Default false, unlike PocketSphinx: in 5prealpha the dropped frames vanish from the word times,
+    /// so every word after a pause comes early (1.3 s after 2 s of silence in the LibriVox clips), and
+    /// an utterance holding a pause is numbered from its last speech run (every word 10 s late in the
+    /// clips joined). Earshot's own VAD and endpointer trim silence before the recognizer; kept, it gave
+    /// the same hypotheses on the five LibriVox clips.
     public var removeSilence: Bool
 
     /// A configuration with explicit model paths; the defaults are Debian's en-us model.
@@ -41,7 +41,7 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
         dictionary: String = debianModelDirectory + "/cmudict-en-us.dict",
         beam: Double = 1e-48,
         wordBeam: Double = 7e-29,
-        removeSilence: Bool = true
+        removeSilence: Bool = false
     ) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel

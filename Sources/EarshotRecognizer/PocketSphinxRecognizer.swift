@@ -209,14 +209,25 @@ public final class PocketSphinxRecognizer: Recognizer {
     }
 
     /// The best path's words, without fillers, placed in media time.
+    ///
+    /// Frames are counted from the best path's first segment, which starts the utterance: with
+    /// ``PocketSphinxConfiguration/removeSilence`` 5prealpha numbers an utterance holding a pause from
+    /// its last speech run instead (the frames it dropped still shift the words after them).
     private func recognizedWords(startFrame: Int64, endFrame: Int64) -> [RecognizedWord] {
         let logmath = ps_get_logmath(decoder)
         let frameLength = Int64(samplesPerFrame)
         var words: [RecognizedWord] = []
         // ps_seg_next frees the iterator when it returns nil, so walking to the end leaks nothing.
         var segment = ps_seg_iter(decoder)
+        var origin: Int32?
         while let current = segment {
             defer { segment = ps_seg_next(current) }
+            var first: Int32 = 0
+            var last: Int32 = 0
+            ps_seg_frames(current, &first, &last)
+            if origin == nil { origin = first }
+            first -= origin!
+            last -= origin!
             var acoustic: Int32 = 0
             var language: Int32 = 0
             var backoff: Int32 = 0
@@ -224,9 +235,6 @@ public final class PocketSphinxRecognizer: Recognizer {
             guard let reported = ps_seg_word(current), let word = Self.spokenWord(String(cString: reported)) else {
                 continue
             }
-            var first: Int32 = 0
-            var last: Int32 = 0
-            ps_seg_frames(current, &first, &last)
             // The front end pads the last frame with zeros, so it may run up to 159 samples past the audio.
             let start = min(startFrame + Int64(first) * frameLength, endFrame)
             let end = min(startFrame + Int64(last + 1) * frameLength, endFrame)

@@ -11,20 +11,14 @@ import EarshotVAD
 /// several workers, each carries its own estimate across the segments it is dealt (the scheduler deals
 /// them by their lengths, so which segments those are depends only on the number of jobs).
 ///
-/// PocketSphinx's own silence removal is switched off (``PocketSphinxConfiguration/removeSilence``): in
-/// 5prealpha it shifts every word time of an utterance that holds a pause, and segments are cut at
-/// pauses by Earshot's VAD already. Audio goes to the recognizer in one-second pieces, with a
-/// cancellation check between them.
+/// Audio goes to the recognizer in one-second pieces, with a cancellation check between them.
 public final class EmbeddedTranscriber: SegmentTranscriber {
     public let recognizer: PocketSphinxRecognizer
     /// Samples handed to the recognizer between cancellation checks: one second.
     private let piece: Int
 
-    /// Loads the model of `configuration` (with `removeSilence` off); throws `.modelUnavailable` naming
-    /// what is missing.
+    /// Loads the model of `configuration`; throws `.modelUnavailable` naming what is missing.
     public init(configuration: PocketSphinxConfiguration = .default) throws {
-        var configuration = configuration
-        configuration.removeSilence = false
         recognizer = try PocketSphinxRecognizer(configuration: configuration)
         piece = recognizer.format.sampleRate
     }
