@@ -61,7 +61,9 @@ let package = Package(
         .target(name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotTranscription",
-            dependencies: ["EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer"],
+            dependencies: [
+                "EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotCodecs", "EarshotClient",
+            ],
             swiftSettings: strictSwift6),
         .target(
             name: "EarshotLab",

@@ -16,8 +16,10 @@ import Foundation
 /// split evenly (a round-robin deal left one of two workers 12 % more audio on the long corpus, and the
 /// other idle at the end). Segments in which the VAD heard no speech are not sent to a recognizer.
 ///
-/// Failures: a recording that cannot be read or whose segment the recognizer rejects is reported
-/// (``Event/failed(index:name:error:)``) and the others go on. A transcriber that cannot be created
+/// Failures: a recording that cannot be read is reported (``Event/failed(index:name:error:)``) and the
+/// others go on. A segment the recognizer fails does not stop its recording: the other segments are
+/// still recognized, then the recording is reported failed, naming the time range of every failed
+/// segment with its error — never delivered as a shortened transcript. A transcriber that cannot be created
 /// (a missing model) ends the run with its error. Cancelling stops reading at once and recognition
 /// within a second, and the run ends with ``TranscriptionCancellation/cancelledError``, having
 /// delivered nothing past what was complete.
@@ -96,7 +98,7 @@ public enum BatchTranscriber {
         case read(input: Int, segmentCount: Int, duration: Double)
         case readFailed(input: Int, EarshotError)
         case segment(input: Int, index: Int, TranscribedSegment)
-        case segmentFailed(input: Int, index: Int, EarshotError)
+        case segmentFailed(input: Int, index: Int, span: Range<MediaTime>, EarshotError)
         case fatal(EarshotError)
         case finished
     }
@@ -180,7 +182,10 @@ public enum BatchTranscriber {
                     result = try transcriber!.transcribe(work.chunk, cancellation: stop)
                 } catch {
                     if !stop.isCancelled {
-                        inbox.push(.segmentFailed(input: work.input, index: work.index, earshotError(error)))
+                        inbox.push(
+                            .segmentFailed(
+                                input: work.input, index: work.index, span: work.chunk.start..<work.chunk.end,
+                                earshotError(error)))
                     }
                     continue
                 }

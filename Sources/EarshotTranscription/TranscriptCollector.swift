@@ -8,9 +8,39 @@ extension BatchTranscriber {
             var segmentCount: Int?
             var duration = 0.0
             var segments: [Int: TranscribedSegment] = [:]
-            var error: EarshotError?
+            var failedSegments: [Int: (span: Range<MediaTime>, error: EarshotError)] = [:]
+            var readError: EarshotError?
 
-            var isComplete: Bool { error != nil || segmentCount.map { segments.count == $0 } ?? false }
+            var isComplete: Bool {
+                readError != nil || segmentCount.map { segments.count + failedSegments.count == $0 } ?? false
+            }
+
+            /// Why the recording cannot be delivered, if it cannot: the read error, or the failed
+            /// segments' time ranges grouped by their error.
+            var error: EarshotError? {
+                if let readError { return readError }
+                let failures = failedSegments.keys.sorted().map { failedSegments[$0]! }
+                guard let first = failures.first else { return nil }
+                if failures.count == 1 {
+                    return EarshotError(first.error.code, "segment \(describe(first.span)): \(first.error.message)")
+                }
+                var groups: [(message: String, spans: [Range<MediaTime>])] = []
+                for failure in failures {
+                    if let group = groups.firstIndex(where: { $0.message == failure.error.message }) {
+                        groups[group].spans.append(failure.span)
+                    } else {
+                        groups.append((failure.error.message, [failure.span]))
+                    }
+                }
+                let causes = groups.map { group in
+                    let shown = group.spans.prefix(8).map(describe).joined(separator: ", ")
+                    let more = group.spans.count > 8 ? " and \(group.spans.count - 8) more" : ""
+                    return "\(shown)\(more): \(group.message)"
+                }
+                return EarshotError(
+                    first.error.code,
+                    "\(failures.count) of \(segmentCount ?? 0) segments failed — \(causes.joined(separator: "; "))")
+            }
         }
 
         private var recordings: [Int: Recording] = [:]
@@ -28,8 +58,12 @@ extension BatchTranscriber {
             case .read(let input, let segmentCount, let duration):
                 recordings[input, default: Recording()].segmentCount = segmentCount
                 recordings[input, default: Recording()].duration = duration
-            case .readFailed(let input, let error), .segmentFailed(let input, _, let error):
-                if recordings[input]?.error == nil { recordings[input, default: Recording()].error = error }
+            case .readFailed(let input, let error):
+                recordings[input, default: Recording()].readError = error
+            case .segmentFailed(let input, let index, let span, let error):
+                recordings[input, default: Recording()].failedSegments[index] = (span, error)
+                doneSeconds += span.upperBound.seconds - span.lowerBound.seconds
+                try handle(.progress(doneSeconds: doneSeconds, totalSeconds: totalSeconds))
             case .segment(let input, let index, let segment):
                 recordings[input, default: Recording()].segments[index] = segment
                 doneSeconds += (segment.end.seconds - segment.start.seconds)
@@ -57,4 +91,9 @@ extension BatchTranscriber {
             }
         }
     }
+}
+
+/// A segment's place in its recording as people read it: `12.30–25.70 s`.
+func describe(_ span: Range<MediaTime>) -> String {
+    String(format: "%.2f–%.2f s", span.lowerBound.seconds, span.upperBound.seconds)
 }

@@ -5,6 +5,9 @@ import Foundation
 /// The settings that produced a transcript, recorded in every JSON document so it can be reproduced.
 public struct TranscriptParameters: Sendable, Hashable, Encodable {
     public var recognizer: String
+    /// The service's URL and the wire format segments were sent in, for `transcribe --service`.
+    public var service: String?
+    public var audioFormat: String?
     public var acousticModel: String?
     public var languageModel: String?
     public var dictionary: String?
@@ -29,8 +32,22 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
         detector = settings.chunking.detector.rawValue
     }
 
+    /// The parameters of a recognition service at `url`, sent segments in `audioFormat`, run with `settings`.
+    public init(service url: String, audioFormat: String, settings: TranscriptionSettings) {
+        recognizer = "service"
+        service = url
+        self.audioFormat = audioFormat
+        sampleRateHz = 16_000
+        resamplerQuality = settings.resamplerQuality
+        jobs = settings.jobs
+        maxSegmentSeconds = settings.chunking.maxSegmentDuration
+        minSegmentSeconds = settings.chunking.minSegmentDuration
+        detector = settings.chunking.detector.rawValue
+    }
+
     enum CodingKeys: String, CodingKey {
-        case recognizer, dictionary, jobs, detector
+        case recognizer, service, dictionary, jobs, detector
+        case audioFormat = "audio_format"
         case acousticModel = "acoustic_model", languageModel = "language_model"
         case sampleRateHz = "sample_rate_hz", resamplerQuality = "resampler_quality"
         case maxSegmentSeconds = "max_segment_s", minSegmentSeconds = "min_segment_s"

@@ -6,8 +6,12 @@ import Foundation
 
 /// Where and how to reach a recognition service: shared by the commands that use one.
 struct ServiceOptions: ParsableArguments {
-    @Option(help: "The recognition service URL (speechToText; with --grammar, speechToTextCustom on the same host).")
-    var service: String = "http://127.0.0.1:8080/speech/v3/speechToText"
+    @Option(
+        help: """
+            The recognition service URL (speechToText; with --grammar, speechToTextCustom on the same host). \
+            listen and bench default to \(Self.defaultService); transcribe uses the embedded recognizer without it.
+            """)
+    var service: String?
 
     @Option(help: "App key for the OAuth token request (default: $EARSHOT_APP_KEY).")
     var appKey: String?
@@ -18,11 +22,17 @@ struct ServiceOptions: ParsableArguments {
     @Option(help: "An access token to send instead of fetching one.")
     var token: String?
 
-    @Option(help: "X-SpeechContext: Generic, VoiceMail, BusinessSearch, QuestionAndAnswer, WebSearch, Sms, TV; with --grammar GrammarList or GenericHints.")
+    @Option(
+        help:
+            "X-SpeechContext: Generic, VoiceMail, BusinessSearch, QuestionAndAnswer, WebSearch, Sms, TV; with --grammar GrammarList or GenericHints."
+    )
     var context: String?
 
-    @Option(help: "Wire format for captured audio: speex-wb (default), speex-nb, amr, wav, l16, flac, opus.")
-    var audioFormat: String = "speex-wb"
+    @Option(
+        help:
+            "Wire format: speex-wb, speex-nb, amr, wav, l16, flac or opus (default: speex-wb for listen and bench, as the SDK; flac for transcribe)."
+    )
+    var audioFormat: String?
 
     @Option(name: .customLong("x-arg"), help: "An extra argument NAME=VALUE for the X-Arg header (repeatable).")
     var extraArguments: [String] = []
@@ -39,9 +49,29 @@ struct ServiceOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the answer once the audio is sent.")
     var serverResponseTimeout: Double = 30
 
-    func configuration() throws -> SpeechRequestConfiguration {
-        guard let format = CodecFormat(rawValue: audioFormat), format != .oggSpeex else {
-            throw ValidationError("--audio-format \(audioFormat): expected speex-wb, speex-nb, amr, wav, l16, flac or opus")
+    static let defaultService = "http://127.0.0.1:8080/speech/v3/speechToText"
+
+    /// The options given that only make sense with a service, by name (for commands where the service
+    /// is optional).
+    var serviceOnlyOptionsGiven: [String] {
+        [
+            ("--app-key", appKey != nil), ("--secret", secret != nil), ("--token", token != nil),
+            ("--context", context != nil), ("--audio-format", audioFormat != nil),
+            ("--x-arg", !extraArguments.isEmpty), ("--grammar", grammar != nil), ("--lexicon", lexicon != nil),
+        ].filter(\.1).map(\.0)
+    }
+
+    /// The request configuration, with `defaultFormat` when no --audio-format is given.
+    func configuration(defaultFormat: CodecFormat = .speexWideband) throws -> SpeechRequestConfiguration {
+        let format: CodecFormat
+        if let audioFormat {
+            guard let given = CodecFormat(rawValue: audioFormat), given != .oggSpeex else {
+                throw ValidationError(
+                    "--audio-format \(audioFormat): expected speex-wb, speex-nb, amr, wav, l16, flac or opus")
+            }
+            format = given
+        } else {
+            format = defaultFormat
         }
         let environment = ProcessInfo.processInfo.environment
         let authorization: SpeechRequestConfiguration.Authorization
@@ -55,7 +85,7 @@ struct ServiceOptions: ParsableArguments {
         } else {
             throw ValidationError("give --token, or --app-key and --secret (or $EARSHOT_APP_KEY and $EARSHOT_SECRET)")
         }
-        var url = service
+        var url = service ?? Self.defaultService
         if grammar != nil, url.hasSuffix("/speechToText") { url += "Custom" }
         var configuration = SpeechRequestConfiguration(
             recognitionURL: url, speechContext: context ?? (grammar == nil ? "Generic" : "GrammarList"),
@@ -70,11 +100,14 @@ struct ServiceOptions: ParsableArguments {
         }
         if let lexicon {
             configuration.partsBeforeAudio.append(
-                .init(name: "x-dictionary", contentType: "application/pls+xml", data: try Self.read(lexicon, "--lexicon")))
+                .init(
+                    name: "x-dictionary", contentType: "application/pls+xml", data: try Self.read(lexicon, "--lexicon"))
+            )
         }
         if let grammar {
             configuration.partsBeforeAudio.append(
-                .init(name: "x-grammar", contentType: "application/srgs+xml", data: try Self.read(grammar, "--grammar")))
+                .init(name: "x-grammar", contentType: "application/srgs+xml", data: try Self.read(grammar, "--grammar"))
+            )
         } else if lexicon != nil {
             throw ValidationError("--lexicon needs --grammar (both go to speechToTextCustom)")
         }

@@ -16,12 +16,19 @@ extension TranscriptFormat: ExpressibleByArgument {
 
 struct Transcribe: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Transcribe the speech in audio files of any length with the embedded recognizer.",
+        abstract: "Transcribe the speech in audio files of any length, with the embedded recognizer or a service.",
         discussion: """
             Reads each FILE (any rate and channel count; it is resampled to 16 kHz mono), cuts it at pauses \
             into segments of at most --max-segment-duration seconds, decodes the segments on --jobs threads \
             with PocketSphinx and the US English model from Debian's pocketsphinx-en-us package, and writes \
             the transcript in media-time order. Needs no network and no service.
+
+            With --service URL, each segment is sent instead to a recognition service (such as earshot serve) \
+            as one request — FLAC unless --audio-format says otherwise — on --jobs connections at once, asking \
+            for word times (X-Arg: WordTimes=true) to place subtitles. A segment the service refuses as busy \
+            (503) or loses to a connection failure or timeout is sent again after 1, 2, 4 … s, up to --retries \
+            times; a segment that still fails is reported with its time range, and the recording's transcript \
+            is not written (exit status 3).
 
             Formats: text (one line per segment; with several files, each under a "==> FILE <==" line), \
             json (segments and words with times and confidences; with several files, one document per line), \
@@ -37,6 +44,8 @@ struct Transcribe: ParsableCommand {
               earshot transcribe --jobs 2 --format json day1.flac day2.flac > days.jsonl
               sox in.mp3 -t wav - | earshot transcribe -
               earshot transcribe --rate 8000 --encoding s16le call.raw
+              earshot transcribe --service http://127.0.0.1:8080/speech/v3/speechToText \\
+                  --app-key "$APP_KEY" --secret "$SECRET" --format srt meeting.flac
             """
     )
 
@@ -69,6 +78,11 @@ struct Transcribe: ParsableCommand {
     @Option(help: "Resampler quality, 0 (fastest) to 10 (best).")
     var resamplerQuality: Int = 4
 
+    @OptionGroup(title: "Recognition service") var serviceOptions: ServiceOptions
+
+    @Option(help: "With --service: times a segment is sent again after a 503 or a connection failure.")
+    var retries: Int = 3
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
         if files.filter({ $0 == InputPath.standardStream }).count > 1 {
@@ -77,6 +91,41 @@ struct Transcribe: ParsableCommand {
         if files.count > 1 && !format.holdsSeveralRecordings {
             throw ValidationError("--format \(format.rawValue) describes one recording; give one FILE")
         }
+        guard retries >= 0 else { throw ValidationError("--retries: expected 0 or more, got \(retries)") }
+        if serviceOptions.service == nil, let option = serviceOptions.serviceOnlyOptionsGiven.first {
+            throw ValidationError("\(option) needs --service (without it the embedded recognizer is used)")
+        }
+        if serviceOptions.service != nil, modelDir != nil {
+            throw ValidationError("--model-dir is for the embedded recognizer; the service has its own model")
+        }
+    }
+
+    /// How each worker recognizes its segments, and the parameters recorded in JSON output.
+    private func recognition(settings: TranscriptionSettings) throws
+        -> (make: @Sendable () throws -> any SegmentTranscriber, parameters: TranscriptParameters)
+    {
+        if let service = serviceOptions.service {
+            let configuration = try serviceOptions.configuration(defaultFormat: .flac)
+            do {
+                try configuration.validate()
+            } catch {
+                throw ValidationError(error.description)
+            }
+            let retries = retries
+            let note: @Sendable (String) -> Void = { line in
+                FileHandle.standardError.write(Data("earshot: \(line)\n".utf8))
+            }
+            return (
+                { try ServiceTranscriber(configuration: configuration, retries: retries, onRetry: note) },
+                TranscriptParameters(
+                    service: service, audioFormat: configuration.audioFormat.rawValue, settings: settings)
+            )
+        }
+        let model = modelDir.map { PocketSphinxConfiguration(modelDirectory: $0) } ?? .default
+        try model.validate()
+        return (
+            { try EmbeddedTranscriber(configuration: model) }, TranscriptParameters(embedded: model, settings: settings)
+        )
     }
 
     func run() throws {
@@ -85,9 +134,7 @@ struct Transcribe: ParsableCommand {
             chunking: UtteranceChunkerConfiguration(
                 maxSegmentDuration: maxSegmentDuration, minSegmentDuration: minSegmentDuration),
             resamplerQuality: resamplerQuality)
-        let model = modelDir.map { PocketSphinxConfiguration(modelDirectory: $0) } ?? .default
-        try model.validate()
-        let parameters = TranscriptParameters(embedded: model, settings: settings)
+        let (makeTranscriber, parameters) = try recognition(settings: settings)
         let output = try CommandOutput(path: output)
         let cancellation = TranscriptionCancellation()
         let interrupt = Self.cancelOnInterrupt(cancellation)
@@ -109,7 +156,7 @@ struct Transcribe: ParsableCommand {
                             sampleRate: input.sampleRateHz, channelCount: input.channels,
                             duration: (source as? AudioFileSource)?.duration))
                 },
-                makeTranscriber: { try EmbeddedTranscriber(configuration: model) }
+                makeTranscriber: makeTranscriber
             ) { event in
                 switch event {
                 case .progress(let done, let total):

@@ -1,0 +1,148 @@
+import EarshotTesting
+import Foundation
+import Testing
+
+/// `earshot transcribe --service` as a user runs it, against `earshot serve` on loopback: the same
+/// transcript and word times as the embedded recognizer, retries when the service is busy, and
+/// failed segments reported by their time ranges with nothing written.
+@Suite(.serialized) struct TranscribeServiceCommandTests {
+    private static let clips = (try? LibriVoxClips.load().map(\.path)) ?? []
+
+    private func earshot(_ arguments: [String]) throws -> ExternalTool.Result {
+        try ExternalTool.run([ExternalTool.earshotPath] + arguments)
+    }
+
+    /// The five LibriVox clips joined, then 1 s of silence: 25.7 s, which the chunker cuts in two.
+    private func longFile(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("long.wav")
+        let joined = try ExternalTool.run(["sox"] + Self.clips + [path, "pad", "0", "1"])
+        #expect(joined.status == 0, "\(joined.standardError)")
+        return path
+    }
+
+    private func json(_ result: ExternalTool.Result) throws -> [String: Any] {
+        #expect(result.status == 0, "\(result.standardError)")
+        return try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+    }
+
+    @Test func theServiceGivesTheEmbeddedTranscriptAndWordTimes() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = try longFile(in: directory)
+        let remote = try json(
+            earshot(["transcribe", "--format", "json", long] + ListenAndBenchCommandTests.service(server)))
+        let local = try json(earshot(["transcribe", "--format", "json", long]))
+
+        let parameters = try #require(remote["parameters"] as? [String: Any])
+        #expect(parameters["recognizer"] as? String == "service" && parameters["audio_format"] as? String == "flac")
+        #expect((remote["segments"] as? [Any])?.count == 2)
+        let remoteText = try #require(remote["text"] as? String), localText = try #require(local["text"] as? String)
+        let difference = WordErrorRate(reference: localText, hypothesis: remoteText)
+        #expect(difference.rate <= 0.05, "service: \(remoteText)\nembedded: \(localText)")
+        // Word times come back from the service (X-Arg: WordTimes=true) and land in media time.
+        let remoteWords = try #require(remote["words"] as? [[String: Any]])
+        let localWords = try #require(local["words"] as? [[String: Any]])
+        var compared = 0
+        for (a, b) in zip(remoteWords, localWords) where a["word"] as? String == b["word"] as? String {
+            let shift = abs((a["start_s"] as? Double ?? -9) - (b["start_s"] as? Double ?? 9))
+            #expect(shift <= 0.05, "\(a) vs \(b)")
+            compared += 1
+        }
+        #expect(compared >= 40)
+
+        // Subtitles from the service's word times parse, and start where the speech does.
+        let srt = directory.file("out.srt")
+        let subtitles = try earshot(
+            ["transcribe", "--format", "srt", "-o", srt, long] + ListenAndBenchCommandTests.service(server))
+        #expect(subtitles.status == 0, "\(subtitles.standardError)")
+        let written = try String(contentsOfFile: srt, encoding: .utf8)
+        #expect(written.hasPrefix("1\n00:00:00,"))
+        let parsed = try ExternalTool.run(
+            ["ffmpeg", "-nostdin", "-v", "error", "-i", srt, "-map", "0", "-c:s", "srt", "-f", "srt", "-"])
+        #expect(parsed.status == 0 && parsed.standardError.isEmpty, "ffmpeg: \(parsed.standardError)")
+        #expect(parsed.output.components(separatedBy: " --> ").count == written.components(separatedBy: " --> ").count)
+    }
+
+    @Test func aBusyServiceIsRetriedUntilEverySegmentIsTranscribed() throws {
+        let server = try ServeCommandTests.Server(arguments: ["--recognizers", "1"])
+        defer { _ = server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Three connections at once against one recognizer: two of the first three segments get 503.
+        // Six retries wait up to 63 s in all, so a loaded machine's slow recognizer cannot exhaust them.
+        let result = try earshot(
+            [
+                "transcribe", "--jobs", "3", "--retries", "6", "--max-segment-duration", "8", "--min-segment-duration",
+                "2",
+                "--format", "json", try longFile(in: directory),
+            ] + ListenAndBenchCommandTests.service(server))
+        let document = try json(result)
+        #expect(result.standardError.contains("HTTP 503"), "\(result.standardError)")
+        #expect(result.standardError.contains("retrying in 1 s"))
+        let segments = try #require(document["segments"] as? [[String: Any]])
+        #expect(segments.count >= 4)
+        #expect(segments.allSatisfy { $0["recognized"] as? Bool == true })
+        #expect((document["words"] as? [Any])?.count ?? 0 >= 50)
+    }
+
+    @Test func segmentsTheServiceFailsAreNamedByTimeAndNothingIsWritten() throws {
+        // The service takes at most 4 s of audio a request: the longer segments fail with 413.
+        let server = try ServeCommandTests.Server(arguments: ["--max-audio-duration", "4"])
+        defer { _ = server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = try longFile(in: directory)
+        let output = directory.file("out.txt")
+        let result = try earshot(
+            [
+                "transcribe", "--max-segment-duration", "8", "--min-segment-duration", "2", "--retries", "1",
+                "-o", output, long,
+            ] + ListenAndBenchCommandTests.service(server))
+        #expect(result.status == 3, "\(result.standardError)")
+        // One line: which segments, by time, and why — "4 of 5 segments failed — 0.00–6.92 s, …: HTTP 413: …".
+        let pattern = #"^earshot: .*long\.wav: \d of \d segments failed — \d+\.\d\d–\d+\.\d\d s, .*: HTTP 413: "#
+        #expect(
+            result.standardError.range(of: pattern, options: .regularExpression) != nil, "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: output), "a shortened transcript must not be written")
+
+        // Nothing listening: each attempt is a ConnectionFailure, retried, then reported.
+        let unreachable = try earshot(
+            [
+                "transcribe", "--service", "http://127.0.0.1:9/speech/v3/speechToText", "--token", "x",
+                "--retries", "1", "--connection-timeout", "2", Self.clips[1],
+            ])
+        #expect(unreachable.status == 3)
+        let lines = unreachable.standardError.split(separator: "\n")
+        #expect(lines.count == 2, "\(unreachable.standardError)")
+        #expect(lines.first?.hasPrefix("earshot: segment 0.00–2.99 s: ConnectionFailure: ") == true)
+        #expect(lines.first?.hasSuffix("; retrying in 1 s (1 of 1)") == true)
+        #expect(lines.last?.contains(": segment 0.00–2.99 s: ConnectionFailure: ") == true)
+        #expect(lines.last?.hasSuffix(" (after 2 attempts)") == true, "\(unreachable.standardError)")
+    }
+
+    @Test func aGrammarGoesToSpeechToTextCustom() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let card = try #require(try CardsRecordings.load().first { $0.id == "004" })
+        let result = try earshot(
+            ["transcribe", "--grammar", CardsRecordings.grammarPath, card.path]
+                + ListenAndBenchCommandTests.service(server))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.output == card.transcript + "\n")
+    }
+
+    @Test func serviceOptionsNeedTheService() throws {
+        let grammar = try earshot(["transcribe", "--grammar", CardsRecordings.grammarPath, Self.clips[1]])
+        #expect(grammar.status == 1 && grammar.standardError.contains("--grammar needs --service"))
+        let model = try earshot(
+            [
+                "transcribe", "--service", "http://127.0.0.1:9/speech/v3/speechToText", "--token", "x",
+                "--model-dir", "/tmp", Self.clips[1],
+            ])
+        #expect(model.status == 1 && model.standardError.contains("--model-dir is for the embedded recognizer"))
+        let retries = try earshot(["transcribe", "--retries", "-1", Self.clips[1]])
+        #expect(retries.status == 1)
+    }
+}
