@@ -31,7 +31,7 @@ let benchmarks: @Sendable () -> Void = {
     registerSpeexOpusBenchmarks(speech16k: fixtures.speech16k)
     registerVADBenchmarks(speech16k: fixtures.speech16k)
     registerEndpointingBenchmarks()
-    registerChainBenchmarks(speech16k: fixtures.speech16k, speechFile: fixtures.speech44k)
+    registerChainBenchmarks(speech16k: fixtures.speech16k, speechFiles: [fixtures.speech48k, fixtures.speech44k])
 
     // MARK: File source
 
@@ -134,8 +134,9 @@ let benchmarks: @Sendable () -> Void = {
 struct Fixtures {
     let wav48kStereo: String
     let flac16kMono: String
-    /// The 10 s of speech below as a 44.1 kHz mono WAV, for the full chain.
+    /// The 10 s of speech below as mono WAVs at 44.1 and 48 kHz, for the full chain.
     let speech44k: String
+    let speech48k: String
     /// 10 s of real speech (LibriVox clips from pocketsphinx-testdata) in 100 ms blocks, at 16 and 8 kHz.
     let speech16k: [AudioBuffer]
     let speech8k: [AudioBuffer]
@@ -153,14 +154,23 @@ struct Fixtures {
         let flac = try AudioFileWriter(path: flac16kMono, format: .wideband, fileType: .flac)
         try flac.write(Signal.sine(frequency: 440, seconds: audioSeconds, format: .wideband))
         try flac.finish()
-        speech44k = directory.file("speech-44k.wav")
-        let upsampler = try Resampler(inputFormat: .wideband, configuration: .init(sampleRate: 44_100, quality: 10))
+        speech44k = try Self.upsampled(speech16k, to: 44_100, in: directory)
+        speech48k = try Self.upsampled(speech16k, to: 48_000, in: directory)
+    }
+
+    /// `blocks` resampled to `rate` (best quality) and written as a WAV in `directory`.
+    private static func upsampled(_ blocks: [AudioBuffer], to rate: Int, in directory: TemporaryDirectory) throws
+        -> String
+    {
+        let path = directory.file("speech-\(rate).wav")
+        let upsampler = try Resampler(inputFormat: .wideband, configuration: .init(sampleRate: rate, quality: 10))
         var upsampled = StageOutput<AudioBuffer>()
-        for block in speech16k { try upsampler.process(block, into: &upsampled) }
+        for block in blocks { try upsampler.process(block, into: &upsampled) }
         try upsampler.finish(into: &upsampled)
-        let speechWAV = try AudioFileWriter(path: speech44k, format: upsampler.outputFormat, fileType: .wav)
-        for block in upsampled.items { try speechWAV.write(block) }
-        try speechWAV.finish()
+        let writer = try AudioFileWriter(path: path, format: upsampler.outputFormat, fileType: .wav)
+        for block in upsampled.items { try writer.write(block) }
+        try writer.finish()
+        return path
     }
 }
 
