@@ -31,7 +31,7 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         #expect(try earshot("encode", "--format", "speex-wb", clip, speex).status == 0)
         #expect(try earshot("encode", "--format", "l16", "--output-rate", "8000", clip, l16).status == 0)
         let transcript = try earshot("transcribe", "--input-format", "speex-wb", speex)
-        #expect(transcript.status == 0 && transcript.output.contains("amiable woman"))
+        #expect(transcript.status == 0 && transcript.output.contains("still more respectable"))
         let decoded = directory.file("body.wav")
         #expect(try earshot("decode", "--input-format", "l16", "--rate", "8000", l16, decoded).status == 0)
         let sox = try ExternalTool.run(["soxi", "-s", decoded])
