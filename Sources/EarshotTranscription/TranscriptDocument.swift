@@ -20,23 +20,22 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
 
     /// The parameters of the embedded recognizer with `model`, run with `settings`.
     public init(embedded model: PocketSphinxConfiguration, settings: TranscriptionSettings) {
-        recognizer = "pocketsphinx"
+        self.init(recognizer: "pocketsphinx", settings: settings)
         acousticModel = model.acousticModel
         languageModel = model.languageModel
         dictionary = model.dictionary
-        sampleRateHz = 16_000
-        resamplerQuality = settings.resamplerQuality
-        jobs = settings.jobs
-        maxSegmentSeconds = settings.chunking.maxSegmentDuration
-        minSegmentSeconds = settings.chunking.minSegmentDuration
-        detector = settings.chunking.detector.rawValue
     }
 
     /// The parameters of a recognition service at `url`, sent segments in `audioFormat`, run with `settings`.
     public init(service url: String, audioFormat: String, settings: TranscriptionSettings) {
-        recognizer = "service"
+        self.init(recognizer: "service", settings: settings)
         service = url
         self.audioFormat = audioFormat
+    }
+
+    /// What every transcript shares: how it was cut and scheduled.
+    private init(recognizer: String, settings: TranscriptionSettings) {
+        self.recognizer = recognizer
         sampleRateHz = 16_000
         resamplerQuality = settings.resamplerQuality
         jobs = settings.jobs
