@@ -2,8 +2,9 @@ import EarshotCore
 import EarshotRecognizer
 import EarshotVAD
 
-/// What is known about a recording before it is transcribed: its name and how it was stored.
-public struct RecordingDescription: Sendable, Equatable {
+/// What is known about a recording before it is transcribed: its name and how it was stored. Encoded
+/// as a transcript document's `input` (its length is the document's own `duration_s`).
+public struct RecordingDescription: Sendable, Equatable, Encodable {
     /// How outputs name it: the path given, or `stdin`.
     public var name: String
     /// The container or wire format (`WAV`, `FLAC`, `raw`, …) and its sample encoding.
@@ -14,6 +15,11 @@ public struct RecordingDescription: Sendable, Equatable {
     public var channelCount: Int
     /// Its length in seconds, when the container says (not for standard input).
     public var duration: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case container, encoding
+        case name = "path", sampleRate = "sample_rate_hz", channelCount = "channels"
+    }
 
     public init(
         name: String, container: String, encoding: String, sampleRate: Int, channelCount: Int, duration: Double?

@@ -58,19 +58,6 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
 /// format, every word at the top level too. Times are seconds rounded to the millisecond; confidences
 /// are rounded to 0.001; a segment's and the document's confidence is the mean of their words'.
 public struct TranscriptDocument: Encodable, Sendable {
-    public struct Input: Encodable, Sendable {
-        var path: String
-        var container: String
-        var encoding: String
-        var sampleRateHz: Int
-        var channels: Int
-
-        enum CodingKeys: String, CodingKey {
-            case path, container, encoding, channels
-            case sampleRateHz = "sample_rate_hz"
-        }
-    }
-
     public struct Word: Encodable, Sendable {
         var word: String
         var startSeconds: Double
@@ -100,7 +87,7 @@ public struct TranscriptDocument: Encodable, Sendable {
     }
 
     var schemaVersion = 1
-    var input: Input
+    var input: RecordingDescription
     var durationSeconds: Double
     var parameters: TranscriptParameters
     var text: String
@@ -114,10 +101,7 @@ public struct TranscriptDocument: Encodable, Sendable {
     }
 
     public init(_ transcript: Transcript, parameters: TranscriptParameters) {
-        let recording = transcript.recording
-        input = Input(
-            path: recording.name, container: recording.container, encoding: recording.encoding,
-            sampleRateHz: recording.sampleRate, channels: recording.channelCount)
+        input = transcript.recording
         durationSeconds = Self.rounded(transcript.duration)
         self.parameters = parameters
         text = transcript.text
