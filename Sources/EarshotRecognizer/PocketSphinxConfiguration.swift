@@ -38,7 +38,8 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
     /// (2 166 words, one decoder carrying its cepstral mean, as `transcribe --jobs 1`): without it the
     /// WER is 0.302 against 0.323, the work left when an utterance ends drops from a median 0.57 s
     /// (p95 0.81 s, max 1.2 s) to 0.02 s (p95 0.10 s), and the decoding CPU from 340 to 279 s. That work
-    /// is what a live user waits for after the endpoint. Grammar searches never use it.
+    /// is what a live user waits for after the endpoint (`Benchmarks/recognizer/flat_pass.py`). Grammar
+    /// searches never use it.
     public var flatPass: Bool
 
     /// A configuration with explicit model paths; the defaults are Debian's en-us model.
