@@ -76,5 +76,20 @@ public struct RequestError: Sendable, Equatable, CustomStringConvertible {
         variables = exception["Variables"] as? String ?? ""
     }
 
+    /// An OAuth token endpoint's refusal (`{"error":"invalid_client"}`, RFC 6749 section 5.2), as
+    /// `OAuth invalid_client: …` naming the token URL, so a wrong key or secret reads as one.
+    init?(oauth data: [UInt8], tokenURL: String) {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any],
+            let code = document["error"] as? String
+        else { return nil }
+        kind = "OAuth"
+        messageID = code
+        let detail = (document["error_description"] as? String).map { " (\($0))" } ?? ""
+        text =
+            "\(tokenURL) refused the token request\(detail)"
+            + (code == "invalid_client" ? "; check the app key and secret" : "")
+        variables = ""
+    }
+
     public var description: String { "\(kind) \(messageID): \(text)" }
 }

@@ -14,7 +14,9 @@ public actor TokenProvider {
     private let connectionTimeout: Double
     private var current: (access: String, refresh: String?, renewAt: ContinuousClock.Instant)?
 
-    public init(client: HTTPClient, tokenURL: String, appKey: String, secret: String, scope: String, connectionTimeout: Double) {
+    public init(
+        client: HTTPClient, tokenURL: String, appKey: String, secret: String, scope: String, connectionTimeout: Double
+    ) {
         self.client = client
         self.tokenURL = tokenURL
         self.appKey = appKey
@@ -60,9 +62,12 @@ public actor TokenProvider {
             let document = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
             let access = document["access_token"] as? String
         else {
-            throw .httpStatus(status == 200 ? 502 : status, RequestError(json: reply))
+            throw .httpStatus(
+                status == 200 ? 502 : status,
+                RequestError(json: reply) ?? RequestError(oauth: reply, tokenURL: tokenURL))
         }
-        let lifetime = (document["expires_in"] as? String).flatMap(Double.init) ?? (document["expires_in"] as? Double) ?? 7200
+        let lifetime =
+            (document["expires_in"] as? String).flatMap(Double.init) ?? (document["expires_in"] as? Double) ?? 7200
         current = (access, document["refresh_token"] as? String, .now + .seconds(lifetime - min(60, lifetime / 10)))
         return access
     }

@@ -133,6 +133,20 @@ import Testing
         #expect(result.output == card.transcript + "\n")
     }
 
+    @Test func wrongCredentialsAreNamedAsSuch() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let result = try earshot(
+            [
+                "transcribe", "--service", "http://127.0.0.1:\(server.port)/speech/v3/speechToText",
+                "--app-key", server.appKey, "--secret", "wrong", Self.clips[1],
+            ])
+        #expect(result.status == 3)
+        #expect(
+            result.standardError.contains("HTTP 401: OAuth invalid_client: ")
+                && result.standardError.contains("check the app key and secret"), "\(result.standardError)")
+    }
+
     @Test func serviceOptionsNeedTheService() throws {
         let grammar = try earshot(["transcribe", "--grammar", CardsRecordings.grammarPath, Self.clips[1]])
         #expect(grammar.status == 1 && grammar.standardError.contains("--grammar needs --service"))
