@@ -91,7 +91,8 @@ import Testing
     }
 }
 
-/// Documents that are not UTF-8 are refused before Foundation's XML parser, which traps on them.
+/// Documents that are not UTF-8, or hold processing instructions, are refused before Foundation's XML
+/// parser, which traps on them.
 @Suite struct MarkupEncodingTests {
     @Test(
         arguments: [
@@ -100,6 +101,8 @@ import Testing
             (Array("<?".utf8) + [0xFF] + Array("?><a/>".utf8), "not valid UTF-8"),
             (Array("<?xml version=\"1.0\" encoding=\"UTF-16\"?><a/>".utf8), "declares encoding=\"UTF-16\""),
             (Array("<?xml version='1.0' encoding='ISO-8859-1'?><grammar/>".utf8), "declares encoding=\"ISO-8859-1\""),
+            (Array("<?x?>".utf8), "a processing instruction"),
+            (Array("<?xml version=\"1.0\"?>\n<grammar><?x?></grammar>".utf8), "line 2: a processing instruction"),
         ] as [([UInt8], String)])
     func nonUTF8DocumentsAreRefused(document: [UInt8], expected: String) {
         for parse in [

@@ -37,6 +37,7 @@ struct MarkupElement: Sendable, Equatable {
     /// depth must be bounded by us and not by the client.
     static func parse(_ data: [UInt8], origin: String, maximumDepth: Int) throws -> MarkupElement {
         try checkEncoding(data, origin: origin)
+        try checkProcessingInstructions(data, origin: origin)
         let builder = TreeBuilder(maximumDepth: maximumDepth)
         let parser = XMLParser(data: Data(data))
         parser.delegate = builder
@@ -80,6 +81,26 @@ extension MarkupElement {
             throw EarshotError(
                 .invalidInput, "\(origin): the document declares encoding=\"\(name)\"; expected UTF-8 XML")
         }
+    }
+
+    /// Refuses processing instructions other than the XML declaration at the start.
+    ///
+    /// `XMLParser` calls `strlen` on a null pointer for one without data (`<?x?>`, found by fuzzing),
+    /// and neither SRGS nor PLS gives them any meaning. Conservative: `<?` inside a comment or CDATA
+    /// section is refused too.
+    static func checkProcessingInstructions(_ data: [UInt8], origin: String) throws {
+        let opening: [UInt8] = [0x3C, 0x3F]  // "<?"
+        var start = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0  // a byte-order mark
+        if data[start...].starts(with: Array("<?xml".utf8)), data.count > start + 5,
+            [0x20, 0x09, 0x0A, 0x0D].contains(data[start + 5])
+        {
+            start += 5
+        }
+        guard let found = data[start...].firstRange(of: opening) else { return }
+        let line = data[..<found.lowerBound].filter { $0 == 0x0A }.count + 1
+        throw EarshotError(
+            .invalidInput,
+            "\(origin): line \(line): a processing instruction (<?…?>); expected only the XML declaration")
     }
 }
 
