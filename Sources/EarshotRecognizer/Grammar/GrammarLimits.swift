@@ -9,10 +9,11 @@
 ///
 /// The defaults are generous for real command grammars (the cards grammar of pocketsphinx-testdata
 /// nests 6 deep, has 4 rules, references 3 deep and unrolls to 111 word arcs) and bound the cost of
-/// the largest accepted grammar. Measured through `earshot serve` (debug build, shared 2-core
-/// machine): a GrammarList request costs about 0.25 ms of CPU and 4 KiB of memory per arc —
-/// 5 000 arcs 1.3 s and +27 MiB, 20 000 arcs 2–8 s and +80 MiB — so the 10 000-arc default keeps a
-/// hostile grammar's request within a few seconds and ~40 MiB, like a long audio upload.
+/// the largest accepted grammar. Measured through `earshot serve` with
+/// `Benchmarks/service/grammar_cost.py` (the cards recording, GrammarList): a request costs the service
+/// about 0.19 ms of CPU and 4 KiB of memory per arc — 5 000 arcs 0.9 s and +27 MiB, 20 000 arcs 3.6 s
+/// and +80 MiB — so the 10 000-arc default keeps a hostile grammar's request near 2 s of CPU and 40 MiB,
+/// like an upload of a few seconds of audio.
 public struct GrammarLimits: Sendable, Hashable {
     /// The deepest nesting of elements in an SRGS or PLS document (the document element is depth 1).
     public var maxGrammarDepth: Int
