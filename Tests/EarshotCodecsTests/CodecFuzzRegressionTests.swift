@@ -5,20 +5,22 @@ import Testing
 /// `Fuzz/regressions/<target>/`) through ``CodecFuzzEntry``: each must decode, or be refused with an
 /// `EarshotError`, the same way whole and in pieces, never crash or hang.
 @Suite struct CodecFuzzRegressionTests {
-    static let targets: [(String, ([UInt8]) throws -> Void)] = [
-        ("wav", CodecFuzzEntry.wav), ("amr", CodecFuzzEntry.amr), ("speex", CodecFuzzEntry.speex),
-        ("ogg", CodecFuzzEntry.ogg),
-    ]
+    static let targets = ["wav", "amr", "speex", "ogg"]
 
-    @Test(arguments: ["wav", "amr", "speex", "ogg"])
+    @Test(arguments: targets)
     func seedsArePresent(target: String) {
         #expect(FuzzInputs.files(target).contains { $0.hasPrefix("corpus/\(target)/") })
     }
 
-    @Test(arguments: targets.flatMap { target, _ in FuzzInputs.files(target) })
+    @Test(arguments: targets.flatMap(FuzzInputs.files))
     func replay(file: String) throws {
-        let target = file.split(separator: "/")[1]
-        let entry = try #require(Self.targets.first { $0.0 == target }?.1)
-        try entry(try FuzzInputs.bytes(file))
+        let bytes = try FuzzInputs.bytes(file)
+        switch file.split(separator: "/")[1] {
+        case "wav": try CodecFuzzEntry.wav(bytes)
+        case "amr": try CodecFuzzEntry.amr(bytes)
+        case "speex": try CodecFuzzEntry.speex(bytes)
+        case "ogg": try CodecFuzzEntry.ogg(bytes)
+        default: Issue.record("no entry for \(file)")
+        }
     }
 }
