@@ -56,12 +56,12 @@ PY
 server_dependency_archive() {
     local archive=$OUT/dependencies.a objects=()
     rm -f "$archive"
-    for object in "$SWIFTPM"/*.build/*.o; do
+    while IFS= read -r -d '' object; do
         case $object in */Earshot* | */earshot.build/* | *Tests.build/* | *-tool.build/* | *Benchmark*) continue ;; esac
         nm --defined-only "$object" 2>/dev/null | grep -qE ' T main$' && continue
         objects+=("$object")
-    done
-    ar rcs "$archive" "${objects[@]}"
+    done < <(find "$SWIFTPM"/*.build -name '*.o' -print0)
+    ar qcs "$archive" "${objects[@]}"
 }
 
 # compile_module NAME [extra flags…]: Sources/NAME/**/*.swift → $MODULES/NAME.{swiftmodule,o}
