@@ -12,6 +12,8 @@
 # C-header search paths SwiftPM used for EarshotServer (read from .build/debug.yaml). Only Earshot's
 # own code is instrumented, which is where the parsers are.
 #
+# Needs the C libraries' -dev packages (`make deps`), python3, and nm and ar (binutils).
+#
 #   Fuzz/build.sh              every target
 #   Fuzz/build.sh grammar wav  only these
 set -euo pipefail
@@ -71,8 +73,12 @@ compile_module() {
     local sources
     mapfile -t sources < <(find "Sources/$name" -name '*.swift' | sort)
     local object=$MODULES/$name.o
-    # Rebuild only when a source is newer than the object.
-    if [[ -f $object ]] && [[ -z $(find "Sources/$name" -name '*.swift' -newer "$object") ]]; then return; fi
+    # Rebuild when a source is newer than the object, or a module compiled before it (one it may
+    # import: modules are compiled in dependency order) was rebuilt.
+    if ! $rebuilt && [[ -f $object ]] && [[ -z $(find "Sources/$name" -name '*.swift' -newer "$object") ]]; then
+        return
+    fi
+    rebuilt=true
     echo "compiling $name (${#sources[@]} files)"
     "$SWIFTC" "${FLAGS[@]}" "$@" -module-name "$name" -wmo -c "${sources[@]}" -o "$object" \
         -emit-module -emit-module-path "$MODULES/$name.swiftmodule"
@@ -90,9 +96,9 @@ link_target() {
 }
 
 ALL=(grammar multipart xarg oauthform wav amr speex ogg)
-TARGETS=("${@:-${ALL[@]}}")
-[[ $# -gt 0 ]] || TARGETS=("${ALL[@]}")
+if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${ALL[@]}"); fi
 EXTRA_LINK=()
+rebuilt=false
 
 needs_server=false
 for target in "${TARGETS[@]}"; do
