@@ -3,7 +3,7 @@
 # priority and in one process, from its seeds (Fuzz/corpus/<target>/) and saved regressions
 # (Fuzz/regressions/<target>/) into a working corpus (Fuzz/.build/corpus/<target>/, not committed).
 # A crash, timeout or out-of-memory input lands in Fuzz/.build/findings/<target>/; the log with
-# libFuzzer's final statistics, and the CPU time used, in Fuzz/.build/logs/<target>.log.
+# libFuzzer's final statistics, and the CPU time used, in Fuzz/.build/logs/<target>-<UTC time>.log.
 #
 #   Fuzz/run.sh SECONDS TARGET…
 # Exits non-zero if any target found something.
@@ -19,7 +19,8 @@ status=0
 for target in "$@"; do
     binary=Fuzz/.build/fuzz-$target
     [[ -x $binary ]] || { echo "$binary is not built; run Fuzz/build.sh $target" >&2; exit 2; }
-    corpus=Fuzz/.build/corpus/$target findings=Fuzz/.build/findings/$target log=Fuzz/.build/logs/$target.log
+    corpus=Fuzz/.build/corpus/$target findings=Fuzz/.build/findings/$target
+    log=Fuzz/.build/logs/$target-$(date -u +%Y%m%dT%H%M%SZ).log
     mkdir -p "$corpus" "$findings" "$(dirname "$log")"
     options=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$findings/" -rss_limit_mb=2048
         -timeout=10)

@@ -5,13 +5,13 @@
 cd "$(dirname "$0")/.."
 /usr/bin/python3 - Fuzz/.build/logs/*.log <<'PY'
 import re, sys
-print("| target | executions | wall s | CPU s | exec/s | cov | ft | corpus | findings |")
+print("| run | executions | wall s | CPU s | exec/s | cov | ft | corpus | findings |")
 print("|---|---:|---:|---:|---:|---:|---:|---|---|")
 for path in sys.argv[1:]:
     text = open(path, errors="replace").read()
-    target = path.rsplit("/", 1)[-1][:-4]
+    target = path.rsplit("/", 1)[-1][:-4]  # <target>-<UTC start time>
     stat = lambda name: (re.findall(r"stat::%s:\s+(\d+)" % name, text) or ["?"])[-1]
-    lines = re.findall(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\S+)", text, re.M)
+    lines = re.findall(r"^#(\d+):?\s+(?:\w+\s+)?cov: (\d+) ft: (\d+) corp: (\S+)", text, re.M)
     execs, cov, ft, corp = lines[-1] if lines else ("?",) * 4
     cpu = re.findall(r"cpu_seconds=([\d.]+)\+([\d.]+) wall_seconds=([\d.]+)", text)
     user, system, wall = cpu[-1] if cpu else ("0", "0", "?")
