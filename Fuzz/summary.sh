@@ -16,7 +16,12 @@ for path in sys.argv[1:]:
     cpu = re.findall(r"cpu_seconds=([\d.]+)\+([\d.]+) wall_seconds=([\d.]+)", text)
     user, system, wall = cpu[-1] if cpu else ("0", "0", "?")
     found = sorted(set(re.findall(r"Test unit written to \S+/(crash|leak|timeout|oom|slow-unit)-", text)))
-    print(f"| {target} | {stat('number_of_executed_units') if 'stat::' in text else execs} | {wall} | "
+    forked = re.findall(r"oom/timeout/crash: (\d+)/(\d+)/(\d+)", text)  # -fork: the parent's running count
+    if forked and forked[-1] != ("0", "0", "0"):
+        found = ["%s OOM, %s timeouts, %s crashes" % forked[-1]]
+    units = int(stat("number_of_executed_units")) if "stat::number_of_executed_units" in text else 0
+    execs = max(units, int(execs) if execs != "?" else 0)
+    print(f"| {target} | {execs} | {wall} | "
           f"{float(user) + float(system):.0f} | {stat('average_exec_per_sec')} | {cov} | {ft} | {corp} | "
           f"{', '.join(found) or 'none'} |")
 PY
