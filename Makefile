@@ -16,7 +16,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev l
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps demo test bench fuzz format corpora notebooks
+.PHONY: deps corpora-deps notebook-deps fuzz-deps demo test bench fuzz format corpora notebooks
 
 deps:
 	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
@@ -53,8 +53,15 @@ bench: deps
 # the Swift toolchain; FUZZ_KEEP_GOING=1 carries on past a finding.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= grammar multipart xarg oauthform wav amr speex ogg
+# Fuzz/build.sh reads SwiftPM's build manifest with python3 and archives objects with ar and nm.
+FUZZ_PACKAGES := python3 binutils
 
-fuzz: deps
+fuzz-deps:
+	@dpkg -s $(FUZZ_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(FUZZ_PACKAGES); }
+
+fuzz: deps fuzz-deps
 	swift build --target EarshotServer
 	Fuzz/build.sh $(FUZZ_TARGETS)
 	Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
