@@ -29,7 +29,9 @@ public actor TokenProvider {
     public func token() async throws(SpeechClientError) -> String {
         if let current, current.renewAt > .now { return current.access }
         if let refresh = current?.refresh,
-            let refreshed = try? await request(["grant_type": "refresh_token", "refresh_token": refresh])
+            let refreshed = try? await request([
+                "grant_type": "refresh_token", "refresh_token": refresh, "client_id": appKey, "client_secret": secret,
+            ])
         {
             return refreshed
         }

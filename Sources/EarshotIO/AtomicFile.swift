@@ -23,11 +23,13 @@ public final class AtomicFile {
         (descriptor, temporaryPath) = try Self.makeTemporary(
             template: (directory.isEmpty ? "." : directory) + "/.\(base).partial-XXXXXX", naming: path)
         self.path = path
+        TemporaryFiles.register(temporaryPath)
     }
 
     deinit {
         if !descriptorClosed { close(descriptor) }
         if !committed { unlink(temporaryPath) }
+        TemporaryFiles.unregister(temporaryPath)
     }
 
     /// Records that someone else (libsndfile's `sf_close`) has closed `descriptor`.
@@ -43,6 +45,7 @@ public final class AtomicFile {
                 .writeFailed, "\(path): cannot move the finished file into place (\(Self.systemError()))")
         }
         committed = true
+        TemporaryFiles.unregister(temporaryPath)
     }
 
     /// Creates a unique file from a `mkstemp` template; `naming` is the path errors mention.

@@ -1,6 +1,11 @@
 import EarshotRecognizer
 
 /// Everything `earshot serve` can set, with the seed's defaults where it has them.
+///
+/// The limits are what keep one client from taking the service from the others: the size of a
+/// request (`maxAudioDuration`, `maxGrammarBytes`, `grammarLimits`), the pace of its upload
+/// (`readTimeout`, `uploadGrace`, `minimumAudioRate`, see ``UploadPace``), how long a connection may
+/// idle (`idleTimeout`), and how fast token requests may fail (`failedTokenRequests`).
 public struct ServiceConfiguration: Sendable {
     /// The address to listen on; loopback by default, so nothing is exposed unless asked.
     public var host: String
@@ -10,12 +15,29 @@ public struct ServiceConfiguration: Sendable {
     public var credentials: Credentials
     /// Access tokens two hours, refresh tokens a day, as in section 3.5.
     public var tokenLifetimes: TokenStore.Lifetimes
+    /// The most live tokens of each kind one app may hold; its oldest are dropped beyond.
+    public var maxTokensPerClient: Int
+    /// Failed token requests allowed per app key and per client address within a window (429 beyond).
+    public var failedTokenRequests: Int
+    /// The window over which failed token requests are counted.
+    public var failedTokenWindow: Duration
     /// Requests whose audio runs longer than this many seconds are refused with 413.
     public var maxAudioDuration: Double
     /// The largest lexicon or grammar part a Speech to Text Custom request may send, in bytes (413 beyond).
     public var maxGrammarBytes: Int
+    /// How large a network a request's grammar may unroll to, and how deep it may nest (400 beyond).
+    public var grammarLimits: GrammarLimits
     /// A request whose body sends nothing for this long gets 408 and its connection is closed.
     public var readTimeout: Duration
+    /// The longest an upload may keep the service waiting beyond what its audio accounts for (408 beyond).
+    public var uploadGrace: Duration
+    /// Seconds of audio per second of waiting an upload must sustain once it holds a recognizer.
+    public var minimumAudioRate: Double
+    /// Bytes of body that must have arrived before a recognizer is lent to a request.
+    public var leaseThreshold: Int
+    /// A connection with no request under way (or whose request head has not arrived) is closed
+    /// after this long.
+    public var idleTimeout: Duration
     /// Recognizers that may run at once; more concurrent requests get 503.
     public var recognizerCount: Int
     /// Recognizers loaded at start, so the first requests do not wait for the model.
@@ -29,21 +51,37 @@ public struct ServiceConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, credentials: Credentials,
-        tokenLifetimes: TokenStore.Lifetimes = .init(), maxAudioDuration: Double = 60,
-        maxGrammarBytes: Int = 1 << 20,        readTimeout: Duration = .seconds(10), recognizerCount: Int = 4, preloadedRecognizers: Int = 1,
+        tokenLifetimes: TokenStore.Lifetimes = .init(), maxTokensPerClient: Int = 100, failedTokenRequests: Int = 10,
+        failedTokenWindow: Duration = .seconds(60), maxAudioDuration: Double = 60, maxGrammarBytes: Int = 1 << 20,
+        grammarLimits: GrammarLimits = .default, readTimeout: Duration = .seconds(10),
+        uploadGrace: Duration = .seconds(5), minimumAudioRate: Double = 0.5, leaseThreshold: Int = 1024,
+        idleTimeout: Duration = .seconds(15), recognizerCount: Int = 4, preloadedRecognizers: Int = 1,
         retryAfterSeconds: Int = 1, realm: String = "earshot", recognizer: PocketSphinxConfiguration = .default
     ) {
         self.host = host
         self.port = port
         self.credentials = credentials
         self.tokenLifetimes = tokenLifetimes
+        self.maxTokensPerClient = maxTokensPerClient
+        self.failedTokenRequests = failedTokenRequests
+        self.failedTokenWindow = failedTokenWindow
         self.maxAudioDuration = maxAudioDuration
         self.maxGrammarBytes = maxGrammarBytes
+        self.grammarLimits = grammarLimits
         self.readTimeout = readTimeout
+        self.uploadGrace = uploadGrace
+        self.minimumAudioRate = minimumAudioRate
+        self.leaseThreshold = leaseThreshold
+        self.idleTimeout = idleTimeout
         self.recognizerCount = recognizerCount
         self.preloadedRecognizers = preloadedRecognizers
         self.retryAfterSeconds = retryAfterSeconds
         self.realm = realm
         self.recognizer = recognizer
+    }
+
+    /// The pace rules every upload is held to.
+    var uploadRules: UploadPace.Rules {
+        .init(readTimeout: readTimeout, grace: uploadGrace, minimumAudioRate: minimumAudioRate)
     }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// The reference recognition service: the Speech API v3 of the AT&T document, served by Hummingbird.
@@ -19,7 +20,11 @@ public struct SpeechService: Sendable {
         self.configuration = configuration
         self.logger = logger
         authority = TokenAuthority(
-            store: TokenStore(credentials: configuration.credentials.secrets, lifetimes: configuration.tokenLifetimes))
+            store: TokenStore(
+                credentials: configuration.credentials.secrets, lifetimes: configuration.tokenLifetimes,
+                maximumTokensPerClient: configuration.maxTokensPerClient),
+            attempts: FailedAttempts(
+                limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))
         pool = RecognizerPool(capacity: configuration.recognizerCount, configuration: configuration.recognizer)
     }
 
@@ -42,6 +47,9 @@ public struct SpeechService: Sendable {
         }
         return Application(
             router: router,
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [ConnectionGuard(idleTimeout: TimeAmount(configuration.idleTimeout))])),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "earshot"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },

@@ -27,6 +27,7 @@ struct Earshot: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot()
+            InterruptCleanup.install(except: (type(of: command) as? any HandlesSignals.Type)?.handledSignals ?? [])
             try command.run()
         } catch {
             exit(reporting: error)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EarshotCore
+import EarshotRecognizer
 import EarshotServer
 import Foundation
 
@@ -42,6 +43,46 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds an upload may send nothing before it is abandoned with 408.")
     var readTimeout: Double = 10
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds an upload may keep the service waiting beyond what its audio accounts for (408 beyond).",
+            discussion: "Before a recognizer is lent (the first 1 KiB of body), the whole wait is bounded by it."))
+    var uploadGrace: Double = 5
+
+    @Option(help: "Seconds of audio per second of waiting an upload must sustain once it holds a recognizer.")
+    var minimumAudioRate: Double = 0.5
+
+    @Option(help: "Seconds a connection may stay open with no request under way, or with its headers unfinished.")
+    var idleTimeout: Double = 15
+
+    @Option(help: "Deepest nesting of elements in a grammar or lexicon (400 beyond).")
+    var maxGrammarDepth: Int = GrammarLimits.default.maxGrammarDepth
+
+    @Option(help: "Most rules in one grammar.")
+    var maxGrammarRules: Int = GrammarLimits.default.maxGrammarRules
+
+    @Option(help: "Most repetitions a grammar item's repeat may ask for.")
+    var maxGrammarRepeat: Int = GrammarLimits.default.maxGrammarRepeat
+
+    @Option(help: "Longest chain of rule references from a grammar's root.")
+    var maxGrammarReferenceDepth: Int = GrammarLimits.default.maxGrammarReferenceDepth
+
+    @Option(help: "Most word arcs a grammar may unroll to (repeats unrolled, rule references inlined).")
+    var maxGrammarArcs: Int = GrammarLimits.default.maxGrammarArcs
+
+    @Option(help: "Most lexemes in one pronunciation lexicon.")
+    var maxLexemes: Int = GrammarLimits.default.maxLexemes
+
+    @Option(help: "Most live access (and refresh) tokens one app may hold; its oldest are dropped beyond.")
+    var maxTokensPerApp: Int = 100
+
+    @Option(
+        help: "Failed token requests allowed per app key and per address within --failed-token-window (429 beyond).")
+    var failedTokenRequests: Int = 10
+
+    @Option(help: "Seconds over which failed token requests are counted.")
+    var failedTokenWindow: Double = 60
+
     @Option(help: "Access token lifetime in seconds.")
     var accessTokenLifetime: Int = 7_200
 
@@ -57,6 +98,20 @@ struct Serve: ParsableCommand {
         guard maxGrammarBytes > 0 else { throw ValidationError("--max-grammar-bytes must be at least 1") }
         guard maxAudioDuration > 0, readTimeout > 0, accessTokenLifetime > 0, refreshTokenLifetime > 0 else {
             throw ValidationError("durations and lifetimes must be positive")
+        }
+        for (flag, value) in [
+            ("--upload-grace", uploadGrace), ("--minimum-audio-rate", minimumAudioRate),
+            ("--idle-timeout", idleTimeout), ("--failed-token-window", failedTokenWindow),
+        ] where !(value > 0 && value.isFinite) {
+            throw ValidationError("\(flag) must be a positive number of seconds (or, for the rate, a positive ratio)")
+        }
+        for (flag, value) in [
+            ("--max-grammar-depth", maxGrammarDepth), ("--max-grammar-rules", maxGrammarRules),
+            ("--max-grammar-repeat", maxGrammarRepeat), ("--max-grammar-reference-depth", maxGrammarReferenceDepth),
+            ("--max-grammar-arcs", maxGrammarArcs), ("--max-lexemes", maxLexemes),
+            ("--max-tokens-per-app", maxTokensPerApp), ("--failed-token-requests", failedTokenRequests),
+        ] where value < 1 {
+            throw ValidationError("\(flag) must be at least 1")
         }
         guard SpeechService.logLevel(named: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -79,8 +134,15 @@ struct Serve: ParsableCommand {
             host: host, port: port, credentials: apps,
             tokenLifetimes: .init(
                 accessToken: .seconds(accessTokenLifetime), refreshToken: .seconds(refreshTokenLifetime)),
-            maxAudioDuration: maxAudioDuration, maxGrammarBytes: maxGrammarBytes, readTimeout: .milliseconds(Int(readTimeout * 1000)),
-            recognizerCount: recognizers)
+            maxTokensPerClient: maxTokensPerApp, failedTokenRequests: failedTokenRequests,
+            failedTokenWindow: Self.duration(failedTokenWindow), maxAudioDuration: maxAudioDuration,
+            maxGrammarBytes: maxGrammarBytes,
+            grammarLimits: GrammarLimits(
+                maxGrammarDepth: maxGrammarDepth, maxGrammarRules: maxGrammarRules, maxGrammarRepeat: maxGrammarRepeat,
+                maxGrammarReferenceDepth: maxGrammarReferenceDepth, maxGrammarArcs: maxGrammarArcs,
+                maxLexemes: maxLexemes),
+            readTimeout: Self.duration(readTimeout), uploadGrace: Self.duration(uploadGrace),
+            minimumAudioRate: minimumAudioRate, idleTimeout: Self.duration(idleTimeout), recognizerCount: recognizers)
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info
         // The command line is synchronous; the service runs on Swift's concurrency pool while this
@@ -100,6 +162,10 @@ struct Serve: ParsableCommand {
         done.wait()
         if let error = outcome.error { throw error }
     }
+}
+
+extension Serve {
+    static func duration(_ seconds: Double) -> Duration { .milliseconds(Int((seconds * 1000).rounded())) }
 }
 
 /// The error the service stopped with, handed from its task to the waiting command thread.

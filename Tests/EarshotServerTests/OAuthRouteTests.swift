@@ -18,14 +18,18 @@ import Testing
         #expect(first.status == 200)
         #expect(first.header("Cache-Control") == "no-store")
         let refresh = try #require(first.json?["refresh_token"] as? String)
-        let second = try await post(server, "grant_type=refresh_token&refresh_token=\(refresh)")
+        let second = try await post(
+            server,
+            "client_id=test-app&client_secret=\(server.appSecret)&grant_type=refresh_token&refresh_token=\(refresh)")
         #expect(second.status == 200)
         let access = try #require(second.json?["access_token"] as? String)
         #expect(access != first.json?["access_token"] as? String)
         #expect(
             await server.service.authority.authorize(accessToken: access, for: .speech)
                 == .authorized(clientID: "test-app"))
-        let again = try await post(server, "grant_type=refresh_token&refresh_token=\(refresh)")
+        let again = try await post(
+            server,
+            "client_id=test-app&client_secret=\(server.appSecret)&grant_type=refresh_token&refresh_token=\(refresh)")
         #expect(again.status == 400 && again.text == #"{"error":"invalid_grant"}"#)
         try await server.stop()
     }
@@ -58,6 +62,93 @@ import Testing
         let reply = try await post(
             server, "client_id=app+one&client_secret=s%26cret%3D%2Bx&grant_type=client_credentials&scope=SPEECH%2CSTTC")
         #expect(reply.status == 200, "\(reply.text)")
+        try await server.stop()
+    }
+
+    @Test func theRefreshGrantAuthenticatesTheAppItWasIssuedTo() async throws {
+        let server = try await RunningService.start()
+        let first = try await post(
+            server, "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH")
+        let refresh = try #require(first.json?["refresh_token"] as? String)
+        let attempts: [(String, Int, String)] = [
+            ("grant_type=refresh_token&refresh_token=\(refresh)", 401, "invalid_client"),
+            (
+                "client_id=test-app&client_secret=wrong&grant_type=refresh_token&refresh_token=\(refresh)", 401,
+                "invalid_client"
+            ),
+            (
+                "client_id=nobody&client_secret=x&grant_type=refresh_token&refresh_token=\(refresh)", 401,
+                "invalid_client"
+            ),
+            // Another registered app, with its own right secret, cannot use test-app's token.
+            (
+                "client_id=other-app&client_secret=other-secret&grant_type=refresh_token&refresh_token=\(refresh)", 400,
+                "invalid_grant"
+            ),
+        ]
+        for (form, status, error) in attempts {
+            let reply = try await post(server, form)
+            #expect(reply.status == status && reply.text == #"{"error":"\#(error)"}"#, "\(form): \(reply.text)")
+        }
+        // None of those spent the token: its owner still trades it.
+        let owner = try await post(
+            server,
+            "client_id=test-app&client_secret=\(server.appSecret)&grant_type=refresh_token&refresh_token=\(refresh)")
+        #expect(owner.status == 200, "\(owner.text)")
+        try await server.stop()
+    }
+
+    @Test func credentialsMatchExactly() async throws {
+        let server = try await RunningService.start()
+        for form in [
+            "client_id=test-app%0A&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH",
+            "client_id=test-app&client_secret=\(server.appSecret)%20&grant_type=client_credentials&scope=SPEECH",
+            "client_id=+test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH",
+        ] {
+            let reply = try await post(server, form)
+            #expect(reply.status == 401, "\(form)")
+        }
+        try await server.stop()
+    }
+
+    @Test func failedAttemptsAreRateLimitedPerAppAndAddress() async throws {
+        let server = try await RunningService.start {
+            $0.failedTokenRequests = 3
+            $0.failedTokenWindow = .seconds(30)
+        }
+        let wrong = "client_id=test-app&client_secret=guess&grant_type=client_credentials&scope=SPEECH"
+        for _ in 0..<3 { #expect(try await post(server, wrong).status == 401) }
+        let limited = try await post(server, wrong)
+        #expect(limited.status == 429)
+        let retryAfter = try #require(limited.header("Retry-After").flatMap(Int.init))
+        #expect((25...30).contains(retryAfter), "\(retryAfter)")
+        #expect(limited.json?["error"] as? String == "too_many_attempts")
+        // The right secret waits too (otherwise guessing would go on), and so does another app from
+        // the same address.
+        let right = "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH"
+        #expect(try await post(server, right).status == 429)
+        #expect(
+            try await post(
+                server, "client_id=other-app&client_secret=other-secret&grant_type=client_credentials&scope=SPEECH"
+            )
+            .status == 429)
+        try await server.stop()
+    }
+
+    @Test func eachAppHoldsABoundedNumberOfTokens() async throws {
+        let server = try await RunningService.start { $0.maxTokensPerClient = 5 }
+        var tokens: [String] = []
+        for _ in 0..<12 {
+            let reply = try await post(
+                server,
+                "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH")
+            tokens.append(try #require(reply.json?["access_token"] as? String))
+        }
+        let counts = await server.service.authority.tokenCounts
+        #expect(counts.access == 5 && counts.refresh == 5)
+        // The newest still work, the oldest were dropped.
+        #expect(await server.service.authority.authorize(accessToken: tokens[11], for: .speech) != .unknownToken)
+        #expect(await server.service.authority.authorize(accessToken: tokens[0], for: .speech) == .unknownToken)
         try await server.stop()
     }
 }

@@ -37,6 +37,9 @@ final class RunningService: Sendable {
         // The whole test process shares two cores with CPU-bound suites; a 10 s read timeout can fire on a
         // healthy upload whose handler was merely waiting for a thread. Tests of the timeout set their own.
         configuration.readTimeout = .seconds(60)
+        // The pace rules count the same starved waits as the client's, so their grace is as long.
+        configuration.uploadGrace = .seconds(60)
+        configuration.idleTimeout = .seconds(60)
         configure(&configuration)
         var logger = Logger(label: "earshot-test-service")
         logger.logLevel = .warning

@@ -84,18 +84,64 @@ struct TokenStoreTests {
         var random = CountingGenerator()
         let first = try store.issue(clientID: "app", clientSecret: "s3cret", scope: "STTC", now: start, using: &random)
         let later = start + .seconds(300)
-        let second = try store.refresh(refreshToken: first.refreshToken, now: later, using: &random)
+        let second = try store.refresh(
+            clientID: "app", clientSecret: "s3cret", refreshToken: first.refreshToken, now: later, using: &random)
         #expect(second.scope == .speechToTextCustom)
         #expect(second.accessToken != first.accessToken && second.refreshToken != first.refreshToken)
         #expect(
             store.authorize(accessToken: second.accessToken, for: .speechToTextCustom, now: later)
                 == .authorized(clientID: "app"))
         #expect(throws: TokenStore.Refusal.invalidGrant, "a used refresh token is spent") {
-            try store.refresh(refreshToken: first.refreshToken, now: later, using: &random)
+            try store.refresh(
+                clientID: "app", clientSecret: "s3cret", refreshToken: first.refreshToken, now: later, using: &random)
         }
         #expect(throws: TokenStore.Refusal.invalidGrant, "refresh tokens expire too") {
-            try store.refresh(refreshToken: second.refreshToken, now: later + .seconds(600), using: &random)
+            try store.refresh(
+                clientID: "app", clientSecret: "s3cret", refreshToken: second.refreshToken, now: later + .seconds(600),
+                using: &random)
         }
+    }
+
+    @Test func onlyTheAuthenticatedOwnerTradesARefreshToken() throws {
+        var store = store()
+        var random = CountingGenerator()
+        let grant = try store.issue(
+            clientID: "app", clientSecret: "s3cret", scope: "SPEECH", now: start, using: &random)
+        #expect(throws: TokenStore.Refusal.invalidClient) {
+            try store.refresh(
+                clientID: "app", clientSecret: "wrong", refreshToken: grant.refreshToken, now: start, using: &random)
+        }
+        #expect(throws: TokenStore.Refusal.invalidGrant, "another app's token") {
+            try store.refresh(
+                clientID: "other", clientSecret: "x", refreshToken: grant.refreshToken, now: start, using: &random)
+        }
+        // Refused attempts leave the token to its owner.
+        _ = try store.refresh(
+            clientID: "app", clientSecret: "s3cret", refreshToken: grant.refreshToken, now: start, using: &random)
+    }
+
+    @Test func eachAppsTokensAreCappedOldestFirst() throws {
+        var store = TokenStore(
+            credentials: ["app": "s3cret", "other": "x"], lifetimes: lifetimes, maximumTokensPerClient: 3)
+        var random = CountingGenerator()
+        let others = try store.issue(clientID: "other", clientSecret: "x", scope: "SPEECH", now: start, using: &random)
+        var grants: [TokenStore.Grant] = []
+        for second in 0..<10 {
+            grants.append(
+                try store.issue(
+                    clientID: "app", clientSecret: "s3cret", scope: "SPEECH", now: start + .seconds(second),
+                    using: &random))
+        }
+        #expect(store.accessTokenCount == 4 && store.refreshTokenCount == 4)
+        #expect(
+            store.authorize(accessToken: grants[9].accessToken, for: .speech, now: start + .seconds(10))
+                != .unknownToken)
+        #expect(
+            store.authorize(accessToken: grants[6].accessToken, for: .speech, now: start + .seconds(10))
+                == .unknownToken)
+        // One app's flood never drops another's tokens.
+        #expect(
+            store.authorize(accessToken: others.accessToken, for: .speech, now: start + .seconds(10)) != .unknownToken)
     }
 
     @Test func expiredTokensAreDroppedWhenNewOnesAreIssued() throws {

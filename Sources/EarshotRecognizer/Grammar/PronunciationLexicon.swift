@@ -29,16 +29,23 @@ public struct PronunciationLexicon: Sendable, Equatable {
 
     /// Reads a PLS document. Throws `.invalidInput` naming `origin`, the line and the lexeme for an
     /// unknown alphabet, an IPA symbol with no CMU counterpart, or a lexeme without spelling or
-    /// pronunciation.
-    public init(pls data: [UInt8], origin: String = "lexicon") throws {
-        let document = try MarkupElement.parse(data, origin: origin)
+    /// pronunciation, and for a document nested deeper or holding more lexemes than `limits` allow.
+    public init(pls data: [UInt8], origin: String = "lexicon", limits: GrammarLimits = .default) throws {
+        let document = try MarkupElement.parse(data, origin: origin, maximumDepth: limits.maxGrammarDepth)
         guard document.name == "lexicon" else {
             throw EarshotError(
                 .invalidInput, "\(origin): the document element is <\(document.name)>; expected a PLS <lexicon>")
         }
         let defaultAlphabet = document.attributes["alphabet"] ?? "ipa"
         var entries: [Entry] = []
-        for lexeme in document.elements where lexeme.name == "lexeme" {
+        let lexemes = document.elements.filter { $0.name == "lexeme" }
+        guard lexemes.count <= limits.maxLexemes else {
+            throw EarshotError(
+                .invalidInput,
+                "\(origin): the lexicon holds \(lexemes.count) lexemes; this service's limit is \(limits.maxLexemes) "
+                    + "(max-lexemes)")
+        }
+        for lexeme in lexemes {
             let failure = { (message: String) in
                 EarshotError(.invalidInput, "\(origin): line \(lexeme.line): \(message)")
             }
@@ -92,8 +99,9 @@ public struct PronunciationLexicon: Sendable, Equatable {
             phones = try text.split(whereSeparator: { $0.isWhitespace }).map { symbol in
                 let phone = symbol.uppercased().filter { !$0.isNumber }
                 guard IPAToCMU.phoneSet.contains(phone) else {
-                    throw PhoneError(message: "\"\(symbol)\" is not a CMU phone; expected one of "
-                        + IPAToCMU.phoneSet.sorted().joined(separator: " "))
+                    throw PhoneError(
+                        message: "\"\(symbol)\" is not a CMU phone; expected one of "
+                            + IPAToCMU.phoneSet.sorted().joined(separator: " "))
                 }
                 return phone
             }

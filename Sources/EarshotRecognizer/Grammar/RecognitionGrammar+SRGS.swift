@@ -1,10 +1,6 @@
 import EarshotCore
 
 extension RecognitionGrammar {
-    /// The most repetitions a bounded `repeat` may ask for: the grammar is unrolled into a finite-state
-    /// network, so `repeat="1-100000"` would be a memory attack, not a grammar.
-    public static let maximumRepeat = 50
-
     /// Reads an SRGS 1.0 grammar in its XML form (`application/srgs+xml`).
     ///
     /// Supported: `grammar` with `root` (or a single rule), `rule` (`id`, `scope`), `item`
@@ -16,17 +12,21 @@ extension RecognitionGrammar {
     ///
     /// Throws `.invalidInput` naming `origin`, the line and the construct for anything else: DTMF
     /// grammars, references to other documents, unknown elements, missing or duplicate rule ids,
-    /// references to rules that do not exist.
-    public init(srgs data: [UInt8], origin: String = "grammar") throws {
-        let document = try MarkupElement.parse(data, origin: origin)
-        let reader = SRGSReader(origin: origin)
-        self = try reader.grammar(from: document)
+    /// references to rules that do not exist — and for a grammar beyond `limits` (nesting, rules,
+    /// repeats, reference chains, or the size of the network it unrolls to), naming the limit.
+    public init(srgs data: [UInt8], origin: String = "grammar", limits: GrammarLimits = .default) throws {
+        let document = try MarkupElement.parse(data, origin: origin, maximumDepth: limits.maxGrammarDepth)
+        let reader = SRGSReader(origin: origin, limits: limits)
+        let grammar = try reader.grammar(from: document)
+        try grammar.checkSize(within: limits, origin: origin)
+        self = grammar
     }
 }
 
 /// Turns the XML tree of an SRGS document into a ``RecognitionGrammar``.
 private struct SRGSReader {
     let origin: String
+    let limits: GrammarLimits
 
     func grammar(from document: MarkupElement) throws -> RecognitionGrammar {
         guard document.name == "grammar" else {
@@ -43,6 +43,12 @@ private struct SRGSReader {
                     throw failure(element, "a <rule> has no id")
                 }
                 if rules.contains(where: { $0.id == id }) { throw failure(element, "rule \"\(id)\" is defined twice") }
+                guard rules.count < limits.maxGrammarRules else {
+                    throw failure(
+                        element,
+                        "the grammar defines more than \(limits.maxGrammarRules) rules, this service's limit "
+                            + "(max-grammar-rules)")
+                }
                 let scope = element.attributes["scope"] ?? "private"
                 guard scope == "public" || scope == "private" else {
                     throw failure(element, "rule \"\(id)\" has scope=\"\(scope)\"; expected public or private")
@@ -135,7 +141,8 @@ private struct SRGSReader {
         case "tag", "example":
             return nil
         default:
-            throw failure(element, "unexpected <\(element.name)>; expected text, <item>, <one-of>, <ruleref> or <token>")
+            throw failure(
+                element, "unexpected <\(element.name)>; expected text, <item>, <one-of>, <ruleref> or <token>")
         }
     }
 
@@ -147,7 +154,7 @@ private struct SRGSReader {
         let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)
         }
-        let maximumRepeat = RecognitionGrammar.maximumRepeat
+        let maxGrammarRepeat = limits.maxGrammarRepeat
         guard (1...2).contains(bounds.count), let minimum = Int(bounds[0]), minimum >= 0 else {
             throw failure(item, "repeat=\"\(text)\"; expected n, n-m or n-")
         }
@@ -161,8 +168,11 @@ private struct SRGSReader {
         } else {
             throw failure(item, "repeat=\"\(text)\"; expected n-m with m ≥ n")
         }
-        guard minimum <= maximumRepeat, (maximum ?? 0) <= maximumRepeat else {
-            throw failure(item, "repeat=\"\(text)\" asks for more than \(maximumRepeat) repetitions")
+        guard minimum <= maxGrammarRepeat, (maximum ?? 0) <= maxGrammarRepeat else {
+            throw failure(
+                item,
+                "repeat=\"\(text)\" asks for more than \(maxGrammarRepeat) repetitions, this service's limit "
+                    + "(max-grammar-repeat)")
         }
         if minimum == 1 && maximum == 1 { return expansion }
         return .repetition(expansion, minimum: minimum, maximum: maximum)

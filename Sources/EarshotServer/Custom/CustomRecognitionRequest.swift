@@ -20,6 +20,7 @@ final class CustomRecognitionRequest: RequestAudio {
     private let use: PocketSphinxRecognizer.GrammarUse
     private let maxAudioDuration: Double
     private let grammarLimit: Int
+    private let grammarLimits: GrammarLimits
     private var current: PartName?
     private var seen: [PartName] = []
     private var collected: [UInt8] = []
@@ -31,13 +32,14 @@ final class CustomRecognitionRequest: RequestAudio {
 
     init(
         boundary: String, context: SpeechContext, recognizer: PocketSphinxRecognizer, maxAudioDuration: Double,
-        grammarLimit: Int
+        grammarLimit: Int, grammarLimits: GrammarLimits
     ) {
         reader = MultipartReader(boundary: boundary)
         self.recognizer = recognizer
         use = context == .grammarList ? .only : .hints
         self.maxAudioDuration = maxAudioDuration
         self.grammarLimit = grammarLimit
+        self.grammarLimits = grammarLimits
     }
 
     var audioBytes: Int { session?.audioBytes ?? 0 }
@@ -94,7 +96,8 @@ final class CustomRecognitionRequest: RequestAudio {
         case .voice: allowed = []
         }
         guard allowed.contains(name) else {
-            let place = seen.isEmpty ? "cannot come first" : "cannot follow \(seen.map(\.rawValue).joined(separator: ", "))"
+            let place =
+                seen.isEmpty ? "cannot come first" : "cannot follow \(seen.map(\.rawValue).joined(separator: ", "))"
             throw ServiceError.badRequest("part \(name.rawValue) \(place); \(Self.order)", variables: name.rawValue)
         }
         guard let typeHeader = headers["content-type"] else {
@@ -140,8 +143,10 @@ final class CustomRecognitionRequest: RequestAudio {
         defer { current = nil }
         do {
             switch current {
-            case .dictionary: lexicon = try PronunciationLexicon(pls: collected, origin: "x-dictionary part")
-            case .grammar: grammar = try RecognitionGrammar(srgs: collected, origin: "x-grammar part")
+            case .dictionary:
+                lexicon = try PronunciationLexicon(pls: collected, origin: "x-dictionary part", limits: grammarLimits)
+            case .grammar:
+                grammar = try RecognitionGrammar(srgs: collected, origin: "x-grammar part", limits: grammarLimits)
             case .voice, nil: break
             }
         } catch let error as EarshotError {

@@ -7,8 +7,10 @@ import Foundation
 /// so lifetimes are tested without waiting and without a server. Tokens are random: 128 bits for
 /// access tokens (32 hex digits, as example 3-5) and 160 bits for refresh tokens (40 hex digits),
 /// from the generator the caller passes (`SystemRandomNumberGenerator` in the service). A refresh
-/// grant rotates the refresh token: the old one stops working. Expired tokens are dropped whenever a
-/// new one is issued, so the store holds only live tokens.
+/// grant rotates the refresh token: the old one stops working, and only the app it was issued to,
+/// authenticated with its secret, may trade it. Expired tokens are dropped whenever a new one is
+/// issued, and each app holds at most `maximumTokensPerClient` live tokens of each kind (its oldest
+/// go first), so the store's size is bounded by the registered apps, whatever a client does.
 public struct TokenStore: Sendable {
     /// How long tokens live. The seed: access tokens two hours, refresh tokens about a day.
     public struct Lifetimes: Sendable, Hashable {
@@ -58,18 +60,25 @@ public struct TokenStore: Sendable {
     }
 
     public let lifetimes: Lifetimes
+    /// The most live access tokens (and, apart, refresh tokens) one app may hold.
+    public let maximumTokensPerClient: Int
     private let secrets: [String: String]
     private var accessTokens: [String: Issued] = [:]
     private var refreshTokens: [String: Issued] = [:]
 
     /// A store for the apps in `credentials` (app key → secret).
-    public init(credentials: [String: String], lifetimes: Lifetimes = Lifetimes()) {
+    public init(credentials: [String: String], lifetimes: Lifetimes = Lifetimes(), maximumTokensPerClient: Int = 100) {
+        precondition(maximumTokensPerClient > 0, "an app must be able to hold a token")
         self.secrets = credentials
         self.lifetimes = lifetimes
+        self.maximumTokensPerClient = maximumTokensPerClient
     }
 
-    /// Live access tokens held (for tests and metrics).
+    /// Access tokens held (for tests and metrics).
     public var accessTokenCount: Int { accessTokens.count }
+
+    /// Refresh tokens held (for tests and metrics).
+    public var refreshTokenCount: Int { refreshTokens.count }
 
     /// `grant_type=client_credentials`: checks the app's key and secret and issues tokens for `scope`.
     public mutating func issue(
@@ -83,15 +92,20 @@ public struct TokenStore: Sendable {
         return grant(clientID: clientID, scope: scope, now: now, using: &generator)
     }
 
-    /// `grant_type=refresh_token`: trades a live refresh token for new tokens with the same scope.
+    /// `grant_type=refresh_token`: the app authenticates with its key and secret (RFC 6749 section 6)
+    /// and trades a live refresh token issued to it for new tokens with the same scope. A token
+    /// shown by another app, or after it expired, is refused and stays as it was.
     public mutating func refresh(
-        refreshToken: String, now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
+        clientID: String, clientSecret: String, refreshToken: String, now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
     ) throws(Refusal) -> Grant {
-        guard let issued = refreshTokens.removeValue(forKey: refreshToken), issued.expiry > now,
-            secrets[issued.clientID] != nil
-        else {
+        guard let secret = secrets[clientID], Self.constantTimeEqual(secret, clientSecret) else {
+            throw .invalidClient
+        }
+        guard let issued = refreshTokens[refreshToken], issued.expiry > now, issued.clientID == clientID else {
             throw .invalidGrant
         }
+        refreshTokens[refreshToken] = nil
         return grant(clientID: issued.clientID, scope: issued.scope, now: now, using: &generator)
     }
 
@@ -109,6 +123,8 @@ public struct TokenStore: Sendable {
     ) -> Grant {
         accessTokens = accessTokens.filter { $0.value.expiry > now }
         refreshTokens = refreshTokens.filter { $0.value.expiry > now }
+        Self.makeRoom(for: clientID, in: &accessTokens, keeping: maximumTokensPerClient - 1)
+        Self.makeRoom(for: clientID, in: &refreshTokens, keeping: maximumTokensPerClient - 1)
         let access = Self.randomHex(bytes: 16, using: &generator)
         let refresh = Self.randomHex(bytes: 20, using: &generator)
         accessTokens[access] = Issued(clientID: clientID, scope: scope, expiry: now + lifetimes.accessToken)
@@ -116,6 +132,15 @@ public struct TokenStore: Sendable {
         return Grant(
             accessToken: access, refreshToken: refresh, expiresIn: Int(lifetimes.accessToken.components.seconds),
             scope: scope)
+    }
+
+    /// Drops `clientID`'s tokens that expire first until it holds at most `keeping`.
+    private static func makeRoom(for clientID: String, in tokens: inout [String: Issued], keeping: Int) {
+        let held = tokens.filter { $0.value.clientID == clientID }
+        guard held.count > keeping else { return }
+        for (token, _) in held.sorted(by: { $0.value.expiry < $1.value.expiry }).prefix(held.count - keeping) {
+            tokens[token] = nil
+        }
     }
 
     /// `bytes` random bytes as lowercase hex.
@@ -137,28 +162,5 @@ public struct TokenStore: Sendable {
             difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
         }
         return difference == 0 && left.count == right.count
-    }
-}
-
-/// The service's one token store, shared by every request, on the real clock and system randomness.
-public actor TokenAuthority {
-    private var store: TokenStore
-    private var generator = SystemRandomNumberGenerator()
-
-    public init(store: TokenStore) { self.store = store }
-
-    public func issue(clientID: String, clientSecret: String, scope: String?) throws(TokenStore.Refusal)
-        -> TokenStore.Grant
-    {
-        try store.issue(
-            clientID: clientID, clientSecret: clientSecret, scope: scope, now: .now, using: &generator)
-    }
-
-    public func refresh(refreshToken: String) throws(TokenStore.Refusal) -> TokenStore.Grant {
-        try store.refresh(refreshToken: refreshToken, now: .now, using: &generator)
-    }
-
-    public func authorize(accessToken: String, for scope: OAuthScope) -> TokenStore.Verdict {
-        store.authorize(accessToken: accessToken, for: scope, now: .now)
     }
 }

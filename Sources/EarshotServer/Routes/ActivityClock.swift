@@ -1,19 +1,26 @@
 import Foundation
 
-/// How long a request has been waiting for its client, shared between the task reading the body
-/// and the watchdog that enforces the read timeout. Time the service spends recognizing a chunk does
-/// not count: only time spent waiting for the next one.
+/// An upload's ``UploadPace`` on the real clock, shared between the task reading the body and the
+/// watchdog that enforces its rules.
 final class ActivityClock: @unchecked Sendable {
     // Guarded by `lock`; the only state, so the class is safe to share.
     private let lock = NSLock()
-    private var waitingSince: ContinuousClock.Instant? = .now
+    private var pace: UploadPace
+
+    init(rules: UploadPace.Rules) { pace = UploadPace(rules: rules) }
 
     /// The reader is about to wait for the client.
-    func startWaiting() { lock.withLock { waitingSince = .now } }
+    func startWaiting() { lock.withLock { pace.startWaiting(at: .now) } }
 
     /// The client delivered, or the body ended.
-    func stopWaiting() { lock.withLock { waitingSince = nil } }
+    func stopWaiting() { lock.withLock { pace.stopWaiting(at: .now) } }
 
-    /// How long the current wait has lasted (zero when not waiting).
-    var idle: Duration { lock.withLock { waitingSince.map { ContinuousClock.now - $0 } ?? .zero } }
+    /// A recognizer has been lent to the upload.
+    func leased() { lock.withLock { pace.leased() } }
+
+    /// Seconds of audio decoded so far.
+    func decoded(audioTime: Double) { lock.withLock { pace.decoded(audioTime: audioTime) } }
+
+    /// The rule the upload breaks now, or nil.
+    var stall: UploadPace.Stall? { lock.withLock { pace.stall(at: .now) } }
 }

@@ -15,20 +15,39 @@ struct OAuthRoute: Sendable {
         }
         let body = try await request.body.collect(upTo: 16 * 1024)
         let form = Self.parseForm(String(buffer: body))
+        let clientID = form["client_id"] ?? ""
+        // Failures count against the app key and the address, so neither guessing one app's secret
+        // nor trying many apps from one address goes fast.
+        let keys = ["client:" + clientID, "address:" + context.remoteAddress]
+        if let wait = await authority.retryAfter(for: keys) {
+            let seconds = max(
+                1, Int((Double(wait.components.seconds) + 1e-18 * Double(wait.components.attoseconds)).rounded(.up)))
+            logger.info("token request refused: too many failed attempts", metadata: ["retry_after": "\(seconds)"])
+            var response = Self.json(
+                [
+                    "error": "too_many_attempts",
+                    "error_description":
+                        "too many failed token requests for this app or address; retry after \(seconds) s",
+                ], status: .tooManyRequests)
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        }
         let grant: TokenStore.Grant
         do {
             switch form["grant_type"] {
             case "client_credentials":
                 grant = try await authority.issue(
-                    clientID: form["client_id"] ?? "", clientSecret: form["client_secret"] ?? "",
-                    scope: form["scope"])
+                    clientID: clientID, clientSecret: form["client_secret"] ?? "", scope: form["scope"])
             case "refresh_token":
-                grant = try await authority.refresh(refreshToken: form["refresh_token"] ?? "")
+                grant = try await authority.refresh(
+                    clientID: clientID, clientSecret: form["client_secret"] ?? "",
+                    refreshToken: form["refresh_token"] ?? "")
             default:
                 logger.info("token request refused: unsupported grant_type")
                 return Self.error("unsupported_grant_type", status: .badRequest)
             }
         } catch {
+            await authority.recordFailure(for: keys)
             logger.info("token request refused", metadata: ["reason": "\(error)"])
             switch error {
             case .invalidClient: return Self.error("invalid_client", status: .unauthorized)
@@ -46,7 +65,8 @@ struct OAuthRoute: Sendable {
     }
 
     /// Parses `application/x-www-form-urlencoded`: `+` is a space, `%XX` a byte; whitespace around a
-    /// name (a line break from a wrapped command line) is ignored.
+    /// name (a line break from a wrapped command line) is ignored. Values are taken exactly as sent:
+    /// a credential with a stray `%0A` is a different credential.
     static func parseForm(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&") {
@@ -56,7 +76,7 @@ struct OAuthRoute: Sendable {
                 return spaced.removingPercentEncoding ?? spaced
             }
             let name = decode(parts[0]).trimmingCharacters(in: .whitespacesAndNewlines)
-            fields[name] = parts.count > 1 ? decode(parts[1]).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+            fields[name] = parts.count > 1 ? decode(parts[1]) : ""
         }
         return fields
     }

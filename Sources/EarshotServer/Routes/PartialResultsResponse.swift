@@ -10,12 +10,12 @@ import Logging
 /// continues: one line `{"PartialResult":{"ResponseId":…,"Hypothesis":…,"audioTime":…}}` each time
 /// the best hypothesis changes, then one final line holding the usual Speech to Text document
 /// (`{"Recognition":…}`). An error met once the answer has begun (malformed audio, a stalled or
-/// over-long upload) cannot change the status any more: it is the final line instead, in the usual
+/// over-long upload, or every recognizer taken by the time its audio arrived) cannot change the status any more: it is the final line instead, in the usual
 /// `{"RequestError":…}` form, with its status as `"status"` beside it.
 extension SpeechToTextRoute {
     func partialResultsResponse(
-        _ body: RequestBody, makeAudio: @escaping AudioFactory, lease: RecognizerPool.Lease,
-        context: ServiceRequestContext, responseID: String, wordTimes: Bool, logger: Logger
+        _ body: RequestBody, makeAudio: @escaping AudioFactory, context: ServiceRequestContext, responseID: String,
+        wordTimes: Bool, logger: Logger
     ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-ndjson"
@@ -26,15 +26,14 @@ extension SpeechToTextRoute {
                 async let outcome: Result<Outcome, any Error> = {
                     defer { continuation.finish() }
                     do {
-                        let outcome = try await stream(
-                            body, makeAudio: makeAudio, lease: lease, context: context,
-                            onPartial: { text, audioTime in
-                                continuation.yield(Self.partialLine(text, audioTime: audioTime, responseID: responseID))
-                            })
-                        await pool.checkIn(lease)
-                        return .success(outcome)
+                        return .success(
+                            try await stream(
+                                body, makeAudio: makeAudio, context: context,
+                                onPartial: { text, audioTime in
+                                    continuation.yield(
+                                        Self.partialLine(text, audioTime: audioTime, responseID: responseID))
+                                }))
                     } catch {
-                        await pool.checkIn(lease)
                         return .failure(error)
                     }
                 }()

@@ -73,10 +73,11 @@ extension SpeechToTextRoute {
                         + "multipart/x-srgs-audio; boundary=…", variables: "Content-Type")
             }
             let grammarLimit = configuration.maxGrammarBytes
+            let grammarLimits = configuration.grammarLimits
             return { recognizer in
                 CustomRecognitionRequest(
                     boundary: boundary, context: context, recognizer: recognizer,
-                    maxAudioDuration: maxAudioDuration, grammarLimit: grammarLimit)
+                    maxAudioDuration: maxAudioDuration, grammarLimit: grammarLimit, grammarLimits: grammarLimits)
             }
         }
     }

@@ -6,10 +6,13 @@ public struct ServiceRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Shuts the connection's input, which ends the request body; the response can still be written.
     let closeInput: @Sendable () -> Void
+    /// The client's IP address (or "unknown"), for per-address limits; never a credential.
+    let remoteAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         let channel = source.channel
         closeInput = { channel.close(mode: .input, promise: nil) }
+        remoteAddress = channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }

@@ -21,7 +21,7 @@ struct SpeechToTextRoute: Sendable {
     enum Outcome: Sendable {
         /// `finishing` is the time from the body's end to the final result: the latency the service adds.
         case recognized(RecognitionResult, audioTime: Double, audioBytes: Int, finishing: Duration)
-        case timedOut
+        case stalled(UploadPace.Stall)
     }
 
     func respond(_ request: Request, context: ServiceRequestContext) async -> Response {
@@ -77,22 +77,15 @@ struct SpeechToTextRoute: Sendable {
                 "x_arg": "\(arguments.logDescription)",
             ])
 
-        guard let lease = try await pool.checkOut() else {
-            throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds)
-        }
+        // Refused at once when every recognizer is out; the one this request uses is borrowed only once
+        // its audio is arriving (see `stream`), so this is a courtesy, not the guard.
+        guard await pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(
-                request.body, makeAudio: makeAudio, lease: lease, context: context, responseID: responseID,
+                request.body, makeAudio: makeAudio, context: context, responseID: responseID,
                 wordTimes: arguments.flag("WordTimes"), logger: logger)
         }
-        let outcome: Outcome
-        do {
-            outcome = try await stream(request.body, makeAudio: makeAudio, lease: lease, context: context)
-            await pool.checkIn(lease)
-        } catch {
-            await pool.checkIn(lease)
-            throw error
-        }
+        let outcome = try await stream(request.body, makeAudio: makeAudio, context: context)
         let document = try finalDocument(
             outcome, responseID: responseID, wordTimes: arguments.flag("WordTimes"), logger: logger)
         let rendering = RecognitionDocument.Rendering(accept: request.headers[values: .accept])
@@ -108,12 +101,8 @@ struct SpeechToTextRoute: Sendable {
         -> RecognitionDocument
     {
         switch outcome {
-        case .timedOut:
-            var error = ServiceError.badRequest(
-                "no audio arrived for \(configuration.readTimeout); the request body was abandoned")
-            error.status = .requestTimeout
-            error.headers[.connection] = "close"
-            throw error
+        case .stalled(let stall):
+            throw stalledError(stall)
         case .recognized(let result, let audioTime, let audioBytes, let finishing):
             let document = RecognitionDocument(
                 result: result, responseID: responseID, audioTime: audioTime, audioBytes: audioBytes,
@@ -155,88 +144,6 @@ struct SpeechToTextRoute: Sendable {
         case .wrongScope(let scope):
             throw ServiceError.unauthorized(
                 realm: realm, reason: "the token grants \(scope), not \(service.scope)")
-        }
-    }
-
-    /// Reads `body` into a recognition session, chunk by chunk, while a watchdog enforces the read
-    /// timeout. Each chunk is recognized before the next is read, so back-pressure reaches the client
-    /// when the recognizer falls behind.
-    ///
-    /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
-    /// of audio decoded when it was found.
-    func stream(
-        _ body: RequestBody, makeAudio: @escaping AudioFactory, lease: RecognizerPool.Lease,
-        context: ServiceRequestContext, onPartial: (@Sendable (String, Double) -> Void)? = nil
-    ) async throws -> Outcome {
-        let activity = ActivityClock()
-        let readTimeout = configuration.readTimeout
-        return try await withThrowingTaskGroup(of: Outcome.self) { group in
-            group.addTask {
-                let worker = RecognitionWorker()
-                do {
-                    try await worker.start { try makeAudio(lease.recognizer) }
-                    var chunks = body.makeAsyncIterator()
-                    activity.startWaiting()
-                    var lastPartial = ""
-                    let wantsPartials = onPartial != nil
-                    while let chunk = try await chunks.next() {
-                        activity.stopWaiting()
-                        let bytes = Array(buffer: chunk)
-                        let (text, audioTime) = try await worker.run { audio in
-                            try audio.consume(bytes)
-                            return (wantsPartials ? try audio.partialText() : nil, audio.audioTime)
-                        }
-                        if let onPartial, let text, text != lastPartial {
-                            lastPartial = text
-                            onPartial(text, audioTime)
-                        }
-                        activity.startWaiting()
-                    }
-                    activity.stopWaiting()
-                    try Task.checkCancellation()
-                    let bodyEnded = ContinuousClock.now
-                    let (result, audioTime, audioBytes) = try await worker.run { audio in
-                        (try audio.finish(), audio.audioTime, audio.audioBytes)
-                    }
-                    return .recognized(
-                        result, audioTime: audioTime, audioBytes: audioBytes, finishing: .now - bodyEnded)
-                } catch {
-                    await worker.abandon()
-                    throw Self.serviceError(for: error)
-                }
-            }
-            group.addTask {
-                while activity.idle < readTimeout {
-                    try await Task.sleep(for: min(readTimeout / 4, .milliseconds(500)))
-                }
-                return .timedOut
-            }
-            defer { group.cancelAll() }
-            do {
-                let first = try await group.next()!
-                if case .timedOut = first { context.closeInput() }
-                return first
-            } catch let error as ServiceError where error.status == .contentTooLarge {
-                // Not worth draining the rest of an over-long upload: stop reading and close.
-                context.closeInput()
-                throw error
-            }
-        }
-    }
-
-    /// The answer for an error met while reading or recognizing the body.
-    static func serviceError(for error: any Error) -> any Error {
-        switch error {
-        case RecognitionSession.Failure.malformed(let format, let message):
-            return ServiceError.badRequest("stream format is not \(format) [\(message)]", variables: "audio")
-        case RecognitionSession.Failure.tooLong(let limit):
-            var tooLong = ServiceError.badRequest(
-                "the audio runs longer than this service's maximum of \(limit) s", variables: "audio")
-            tooLong.status = .contentTooLarge
-            tooLong.headers[.connection] = "close"
-            return tooLong
-        default:
-            return error
         }
     }
 

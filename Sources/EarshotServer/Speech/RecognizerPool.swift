@@ -31,6 +31,9 @@ public actor RecognizerPool {
     /// Recognizers lent out now.
     public var busyCount: Int { owned - idle.count }
 
+    /// Whether `checkOut()` would lend a recognizer now (one is idle, or there is room to load one).
+    public var canLend: Bool { !idle.isEmpty || owned < capacity }
+
     /// Loads `count` recognizers ahead of the first requests (throws `.modelUnavailable` if the model
     /// cannot be loaded, so a misconfigured service fails at start, not at its first request).
     public func preload(_ count: Int) async throws {

@@ -1,0 +1,122 @@
+import NIOCore
+import NIOHTTPTypes
+
+/// Keeps each connection to the service honest at the HTTP level, below the routes:
+///
+/// - **A deadline for every request head.** A connection must deliver a complete request head
+///   within `idleTimeout` of opening, and of its previous response ending (keep-alive); otherwise it
+///   is closed. Sending nothing, half a request line, or headers a byte a second all end there. While
+///   a request is under way this guard stays out of the way: its body's pace is the route's business
+///   (``UploadPace``), and a server applying back-pressure must not look like an idle client.
+/// - **Exactly one answer per request.** A response that ends before its request (413, 408, 503 or
+///   400 while the body is still arriving), or that says `Connection: close`, is the last thing written
+///   on its connection: anything written after it is refused. Without this, Hummingbird would read the
+///   abandoned body's remaining bytes as if a next request followed and answer them with a second
+///   response (a 400). The connection then closes as a careful server closes it (nginx's "lingering
+///   close"): the rest of the upload is read and dropped, and the connection is closed once the
+///   request has ended, or `linger` after the response if the client goes on sending. Closing at
+///   once, with unread upload bytes in the kernel's buffer, would send a reset that can destroy the
+///   response before the client reads it; shutting only the output while the client still uploads
+///   makes HTTP clients (AsyncHTTPClient among them) report a closed connection instead of the answer.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let idleTimeout: TimeAmount
+    private let linger: TimeAmount
+    /// Requests whose head has arrived and whose response has not ended.
+    private var requestsInProgress = 0
+    /// A request head has arrived and its end has not.
+    private var requestUnfinished = false
+    /// The response under way said `Connection: close`.
+    private var closeAfterResponse = false
+    private var closed = false
+    private var headDeadline: Scheduled<Void>?
+    private var lingerDeadline: Scheduled<Void>?
+
+    init(idleTimeout: TimeAmount, linger: TimeAmount = .seconds(2)) {
+        self.idleTimeout = idleTimeout
+        self.linger = linger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { awaitHead(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        awaitHead(context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        headDeadline?.cancel()
+        headDeadline = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        headDeadline?.cancel()
+        headDeadline = nil
+        lingerDeadline?.cancel()
+        lingerDeadline = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            requestUnfinished = true
+            requestsInProgress += 1
+            headDeadline?.cancel()
+            headDeadline = nil
+        case .body: break
+        case .end:
+            requestUnfinished = false
+            if closed {
+                // The answer has gone and the abandoned upload has now ended: close in order.
+                lingerDeadline?.cancel()
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !closed else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closeAfterResponse = head.headerFields[.connection]?.lowercased() == "close"
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            requestsInProgress = max(requestsInProgress - 1, 0)
+            guard closeAfterResponse || requestUnfinished else {
+                context.write(data, promise: promise)
+                if requestsInProgress == 0 { awaitHead(context) }
+                return
+            }
+            closed = true
+            let flushed = context.eventLoop.makePromise(of: Void.self)
+            flushed.futureResult.cascade(to: promise)
+            context.writeAndFlush(data, promise: flushed)
+            let channel = context.channel
+            if requestUnfinished {
+                lingerDeadline = context.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
+            } else {
+                flushed.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            }
+        }
+    }
+
+    /// Closes the connection unless a request head arrives within `idleTimeout`.
+    private func awaitHead(_ context: ChannelHandlerContext) {
+        headDeadline?.cancel()
+        let channel = context.channel
+        headDeadline = context.eventLoop.scheduleTask(in: idleTimeout) { channel.close(promise: nil) }
+    }
+}

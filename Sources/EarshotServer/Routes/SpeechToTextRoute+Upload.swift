@@ -1,0 +1,150 @@
+import EarshotRecognizer
+import Foundation
+import Hummingbird
+
+extension SpeechToTextRoute {
+    /// Reads `body` into a recognition session, chunk by chunk, while a watchdog enforces the
+    /// ``UploadPace`` rules. Each chunk is recognized before the next is read, so back-pressure
+    /// reaches the client when the recognizer falls behind.
+    ///
+    /// A recognizer is borrowed from the pool only once the first `leaseThreshold` bytes (or the
+    /// whole body, if shorter) have arrived, and returned before this returns or throws: a client
+    /// that sends headers and then dribbles holds nothing but its own connection. If every
+    /// recognizer is busy by then, throws 503 with `Retry-After`.
+    ///
+    /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
+    /// of audio decoded when it was found.
+    func stream(
+        _ body: RequestBody, makeAudio: @escaping AudioFactory, context: ServiceRequestContext,
+        onPartial: (@Sendable (String, Double) -> Void)? = nil
+    ) async throws -> Outcome {
+        let activity = ActivityClock(rules: configuration.uploadRules)
+        let pool = self.pool
+        let threshold = configuration.leaseThreshold
+        let retryAfter = configuration.retryAfterSeconds
+        let poll = min(configuration.readTimeout / 4, .milliseconds(250))
+        return try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                var chunks = body.makeAsyncIterator()
+                var pending: [[UInt8]] = []
+                var pendingBytes = 0
+                var ended = false
+                activity.startWaiting()
+                while pendingBytes < threshold {
+                    guard let chunk = try await chunks.next() else {
+                        ended = true
+                        break
+                    }
+                    pendingBytes += chunk.readableBytes
+                    pending.append(Array(buffer: chunk))
+                }
+                activity.stopWaiting()
+                guard let lease = try await pool.checkOut() else {
+                    var busy = ServiceError.busy(retryAfter: retryAfter)
+                    busy.headers[.connection] = "close"
+                    throw busy
+                }
+                activity.leased()
+                let worker = RecognitionWorker()
+                do {
+                    try await worker.start { try makeAudio(lease.recognizer) }
+                    var lastPartial = ""
+                    let wantsPartials = onPartial != nil
+                    func feed(_ bytes: [UInt8]) async throws {
+                        let (text, audioTime) = try await worker.run { audio in
+                            try audio.consume(bytes)
+                            return (wantsPartials ? try audio.partialText() : nil, audio.audioTime)
+                        }
+                        activity.decoded(audioTime: audioTime)
+                        if let onPartial, let text, text != lastPartial {
+                            lastPartial = text
+                            onPartial(text, audioTime)
+                        }
+                    }
+                    for bytes in pending { try await feed(bytes) }
+                    pending = []
+                    if !ended {
+                        activity.startWaiting()
+                        while let chunk = try await chunks.next() {
+                            activity.stopWaiting()
+                            try await feed(Array(buffer: chunk))
+                            activity.startWaiting()
+                        }
+                        activity.stopWaiting()
+                    }
+                    try Task.checkCancellation()
+                    let bodyEnded = ContinuousClock.now
+                    let (result, audioTime, audioBytes) = try await worker.run { audio in
+                        (try audio.finish(), audio.audioTime, audio.audioBytes)
+                    }
+                    await pool.checkIn(lease)
+                    return .recognized(
+                        result, audioTime: audioTime, audioBytes: audioBytes, finishing: .now - bodyEnded)
+                } catch {
+                    await worker.abandon()
+                    await pool.checkIn(lease)
+                    throw Self.serviceError(for: error)
+                }
+            }
+            group.addTask {
+                while true {
+                    if let stall = activity.stall { return .stalled(stall) }
+                    try await Task.sleep(for: poll)
+                }
+            }
+            defer { group.cancelAll() }
+            let first = try await group.next()!
+            // The reader is blocked on a client that sends nothing useful: end the body under it. (An
+            // over-long upload is not drained either: its answer is the last on the connection, which
+            // `ConnectionGuard` closes after a short linger.)
+            if case .stalled = first { context.closeInput() }
+            return first
+        }
+    }
+
+    /// The answer for an error met while reading or recognizing the body.
+    static func serviceError(for error: any Error) -> any Error {
+        switch error {
+        case RecognitionSession.Failure.malformed(let format, let message):
+            return ServiceError.badRequest("stream format is not \(format) [\(message)]", variables: "audio")
+        case RecognitionSession.Failure.tooLong(let limit):
+            var tooLong = ServiceError.badRequest(
+                "the audio runs longer than this service's maximum of \(limit) s", variables: "audio")
+            tooLong.status = .contentTooLarge
+            tooLong.headers[.connection] = "close"
+            return tooLong
+        default:
+            return error
+        }
+    }
+
+    /// The 408 for an upload that broke a ``UploadPace`` rule, naming the rule and the setting.
+    func stalledError(_ stall: UploadPace.Stall) -> ServiceError {
+        let rules = configuration.uploadRules
+        let text: String
+        switch stall {
+        case .idle:
+            text =
+                "no audio arrived for \(Self.seconds(rules.readTimeout)) s (read timeout); the request body was abandoned"
+        case .tooSlow(let waited, let audioTime, leased: false):
+            text =
+                "the first \(configuration.leaseThreshold) bytes of the body did not arrive within "
+                + "\(Self.seconds(rules.grace)) s (upload grace; waited \(Self.seconds(waited)) s for "
+                + "\(String(format: "%.2f", audioTime)) s of audio)"
+        case .tooSlow(let waited, let audioTime, leased: true):
+            text =
+                "the upload is too slow: \(String(format: "%.2f", audioTime)) s of audio in \(Self.seconds(waited)) s "
+                + "of waiting; audio must arrive at ≥ \(rules.minimumAudioRate)× real time after a "
+                + "\(Self.seconds(rules.grace)) s grace"
+        }
+        var error = ServiceError.badRequest(text, variables: "body")
+        error.status = .requestTimeout
+        error.headers[.connection] = "close"
+        return error
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        return String(format: value == value.rounded() ? "%.0f" : "%.2f", value)
+    }
+}

@@ -1,0 +1,241 @@
+import EarshotTesting
+import Foundation
+import Testing
+
+/// The load-and-fault cases of the hardening issue against a real `earshot serve` on loopback: hostile
+/// grammars, byte dribblers, idle and half-sent connections, and early answers. Each runs in seconds;
+/// the service must stay up and keep serving good clients throughout.
+@Suite(.serialized) struct ServeHardeningTests {
+    typealias Server = ServeCommandTests.Server
+
+    /// The settings these tests shorten, so each case ends in seconds.
+    static func quick(recognizers: Int = 2) -> [String] {
+        [
+            "--recognizers", "\(recognizers)", "--read-timeout", "4", "--upload-grace", "2", "--idle-timeout", "3",
+            "--log-level", "warning",
+        ]
+    }
+
+    static func token(_ server: Server, scope: String = "SPEECH") throws -> String {
+        let form =
+            "client_id=\(server.appKey)&client_secret=\(server.secret)&grant_type=client_credentials&scope=\(scope)"
+        let connection = try LoopbackConnection(port: server.port)
+        connection.send(
+            "POST /oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                + "Content-Length: \(form.utf8.count)\r\n\r\n\(form)")
+        connection.read(for: 30)
+        let body = connection.text.components(separatedBy: "\r\n\r\n").last ?? ""
+        let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        return try #require(document?["access_token"] as? String, "\(connection.text)")
+    }
+
+    static let wav = "/usr/share/pocketsphinx/test/data/cards/004.wav"
+
+    /// A whole speechToText request on a fresh connection; returns its status and body.
+    static func recognize(_ server: Server, token: String, audio path: String = wav) throws -> (Int, String) {
+        let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let connection = try LoopbackConnection(port: server.port)
+        connection.send(
+            "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: audio/wav\r\nX-SpeechContext: Generic\r\nContent-Length: \(audio.count)\r\n\r\n")
+        connection.send(audio)
+        connection.read(for: 60)
+        return (connection.statuses.first ?? 0, connection.text)
+    }
+
+    /// A Speech to Text Custom request whose grammar part is `grammar`, with the cards recording as audio.
+    static func custom(_ server: Server, token: String, grammar: [UInt8]) throws -> (status: Int, text: String) {
+        let boundary = "hostile-boundary"
+        var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"x-grammar\"\r\n".utf8)
+        body += Array("Content-Type: application/srgs+xml\r\n\r\n".utf8) + grammar
+        body += Array("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"x-voice\"\r\n".utf8)
+        body += Array("Content-Type: audio/wav\r\n\r\n".utf8) + [UInt8](try Data(contentsOf: URL(fileURLWithPath: wav)))
+        body += Array("\r\n--\(boundary)--\r\n".utf8)
+        let connection = try LoopbackConnection(port: server.port)
+        connection.send(
+            "POST /speech/v3/speechToTextCustom HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: multipart/x-srgs-audio; boundary=\(boundary)\r\nX-SpeechContext: GrammarList\r\n"
+                + "Content-Length: \(body.count)\r\n\r\n")
+        connection.send(body)
+        connection.read(for: 60)
+        return (connection.statuses.first ?? 0, connection.text)
+    }
+
+    /// The resident set of a process, in MiB.
+    static func residentMiB(_ pid: Int32) -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        else { return nil }
+        return kilobytes / 1024
+    }
+
+    @Test func hostileGrammarsGet400AndTheServiceKeepsServing() throws {
+        let server = try Server(arguments: Self.quick())
+        defer { _ = server.stop() }
+        let token = try Self.token(server, scope: "STTC")
+        let speech = try Self.token(server)
+        let hostile: [(String, [UInt8], String)] = [
+            ("20 000 nested one-of", HostileGrammars.nestedOneOf(depth: 20_000), "max-grammar-depth"),
+            ("3 nested repeat=0-50", HostileGrammars.nestedRepeats(levels: 3), "max-grammar-arcs"),
+            ("6 nested repeat=0-50", HostileGrammars.nestedRepeats(levels: 6), "max-grammar-arcs"),
+            ("a 200-rule reference chain", HostileGrammars.referenceChain(length: 200), "max-grammar-reference-depth"),
+        ]
+        for (name, grammar, limit) in hostile {
+            let started = Date()
+            let reply = try Self.custom(server, token: token, grammar: grammar)
+            #expect(reply.status == 400, "\(name): \(reply.text)")
+            #expect(reply.text.contains(limit), "\(name): \(reply.text)")
+            #expect(Date().timeIntervalSince(started) < 20, "\(name)")
+            #expect(server.process.isRunning, "\(name) took the service down")
+            let resident = try #require(Self.residentMiB(server.process.processIdentifier))
+            #expect(resident < 1_024, "\(name): the service holds \(resident) MiB")
+        }
+        // Still serving: the real grammar, and plain recognition.
+        let cards = try Self.custom(server, token: token, grammar: try CardsRecordings.grammar())
+        #expect(cards.status == 200 && cards.text.contains("five five"), "\(cards.text)")
+        #expect(try Self.recognize(server, token: speech).0 == 200)
+    }
+
+    @Test func twoDribblersCannotLockAGoodClientOutOfTwoRecognizers() throws {
+        let server = try Server(arguments: Self.quick())
+        defer { _ = server.stop() }
+        let token = try Self.token(server)
+        let head =
+            "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: audio/wav\r\nX-SpeechContext: Generic\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let dribblers = try (0..<2).map { _ in try LoopbackConnection(port: server.port) }
+        for dribbler in dribblers { dribbler.send(head) }
+        // Both dribble a one-byte chunk a second on threads of their own while good clients come and go.
+        let started = Date()
+        let finished = DispatchGroup()
+        let cutOff = Replies()
+        for (index, dribbler) in dribblers.enumerated() {
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                for _ in 0..<30 {
+                    guard dribbler.send("1\r\nR\r\n") else { break }
+                    dribbler.read(for: 1)
+                    if dribbler.isClosedByPeer { break }
+                }
+                cutOff.set(index, [Int(Date().timeIntervalSince(started))])
+            }
+        }
+        var good: [Int] = []
+        for _ in 0..<4 {
+            good.append(try Self.recognize(server, token: token).0)
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        finished.wait()
+        #expect(good == [200, 200, 200, 200])
+        for dribbler in dribblers {
+            #expect(dribbler.statuses == [408], "\(dribbler.text)")
+            #expect(dribbler.isClosedByPeer)
+        }
+        // Cut off at the upload grace (2 s; a loaded machine may add a little), well before the 30 s they
+        // would have dribbled.
+        for index in dribblers.indices { #expect(cutOff.get(index).first.map { $0 < 10 } == true) }
+    }
+
+    @Test func idleAndHalfSentConnectionsAreClosed() throws {
+        let server = try Server(arguments: Self.quick())
+        defer { _ = server.stop() }
+        let silent = try LoopbackConnection(port: server.port)
+        let halfLine = try LoopbackConnection(port: server.port)
+        halfLine.send("POST /speech/v3/spe")
+        let slowHeaders = try LoopbackConnection(port: server.port)
+        let headers = Array(
+            "POST /speech/v3/speechToText HTTP/1.1\r\nHost: 127.0.0.1\r\nX-SpeechContext: Generic\r\n".utf8)
+        let started = Date()
+        var index = 0
+        while !slowHeaders.isClosedByPeer && index < headers.count && Date().timeIntervalSince(started) < 30 {
+            slowHeaders.send([headers[index]])
+            slowHeaders.read(for: 1)
+            index += 1
+        }
+        #expect(slowHeaders.isClosedByPeer, "headers at a byte a second kept the connection for 30 s")
+        // The idle timeout is 3 s; allow for a loaded machine.
+        #expect(Date().timeIntervalSince(started) < 10)
+        for connection in [silent, halfLine] {
+            #expect(connection.secondsUntilClosed(timeout: 10) != nil)
+            #expect(connection.statuses.isEmpty, "\(connection.text)")
+        }
+    }
+
+    @Test func anEarlyAnswerIsTheOnlyAnswerOnItsConnection() throws {
+        let server = try Server(arguments: Self.quick() + ["--max-audio-duration", "1"])
+        defer { _ = server.stop() }
+        let token = try Self.token(server)
+        // 60 s of speech (2 MB) against a 1 s limit.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = directory.file("long.wav")
+        let made = try ExternalTool.run([
+            "sox", "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav", long,
+            "repeat", "19",
+        ])
+        try #require(made.status == 0, "\(made.standardError)")
+        let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: long)))
+        // A fast upload on a keep-alive connection: the 413 comes while the body is still arriving.
+        let connection = try LoopbackConnection(port: server.port)
+        connection.send(
+            "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: audio/wav\r\nX-SpeechContext: Generic\r\nContent-Length: \(audio.count)\r\n\r\n")
+        connection.send(audio)
+        #expect(connection.secondsUntilClosed(timeout: 20) != nil)
+        #expect(connection.statuses == [413], "\(connection.text.prefix(2_000))")
+        // Closed in order after the rest of the upload was read and dropped, not reset.
+        #expect(!connection.wasReset)
+        #expect(server.process.isRunning)
+    }
+
+    @Test func poisonUploadsBesideAGoodOneHarmOnlyThemselves() throws {
+        // Enough recognizers that no poison is merely told the service is busy.
+        let server = try Server(arguments: Self.quick(recognizers: 8))
+        defer { _ = server.stop() }
+        let token = try Self.token(server)
+        var generator = SystemRandomNumberGenerator()
+        let wav = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.wav)))
+        let random = (0..<4_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let poisons: [(String, [UInt8])] = [
+            ("audio/amr", random),
+            ("audio/wav", Array(wav.prefix(30))),
+            ("audio/wav", Array("This is a text file, not audio.\n".utf8)),
+            ("audio/ogg;codecs=opus", random),
+            ("audio/flac", Array("fLaC".utf8) + [UInt8](repeating: 0, count: 2_000)),
+        ]
+        let replies = Replies()
+        let finished = DispatchGroup()
+        let port = server.port
+        for (index, (type, body)) in poisons.enumerated() {
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                guard let connection = try? LoopbackConnection(port: port) else { return }
+                connection.send(
+                    "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Type: \(type)\r\nX-SpeechContext: Generic\r\nContent-Length: \(body.count)\r\n\r\n")
+                connection.send(body)
+                connection.read(for: 30)
+                replies.set(index, connection.statuses)
+            }
+        }
+        let good = try Self.recognize(server, token: token)
+        finished.wait()
+        #expect(good.0 == 200 && good.1.contains("five"), "\(good.1)")
+        for index in poisons.indices {
+            let statuses = replies.get(index)
+            #expect(statuses.count == 1 && (400..<500).contains(statuses[0]), "poison \(index): \(statuses)")
+        }
+        #expect(server.process.isRunning)
+    }
+}
+
+/// Status codes gathered from several threads.
+private final class Replies: @unchecked Sendable {
+    private let lock = NSLock()
+    private var statuses: [Int: [Int]] = [:]
+    func set(_ index: Int, _ value: [Int]) { lock.withLock { statuses[index] = value } }
+    func get(_ index: Int) -> [Int] { lock.withLock { statuses[index] ?? [] } }
+}
