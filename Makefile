@@ -2,6 +2,7 @@
 #   make demo   transcribe a real LibriVox recording with the embedded recognizer
 #   make test   run the test suite
 #   make bench  run the benchmarks (see BENCHMARKS.md)
+#   make fuzz   run each fuzz target for FUZZ_SECONDS (see RELIABILITY.md)
 #   make corpora    rebuild the labelled corpora into corpora/build/ (see corpora/README.md)
 #   make notebooks  execute the notebooks in notebooks/ against the noisy corpus (built if missing)
 
@@ -15,7 +16,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev l
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps demo test bench format corpora notebooks
+.PHONY: deps corpora-deps notebook-deps fuzz-deps demo test bench fuzz format corpora notebooks
 
 deps:
 	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
@@ -44,6 +45,27 @@ bench: deps
 	swift build -c release --product earshot
 	Benchmarks/service/short-load.sh .build/release/earshot
 	.build/release/earshot bench --embedded --corpus corpora/real/sample --streams 1,2 --duration 10
+
+# libFuzzer targets over the parsers of untrusted input (RELIABILITY.md): Fuzz/build.sh compiles them
+# with swiftc (swift build cannot link a fuzzer on Linux; it builds the service's dependencies they
+# link), then each runs for FUZZ_SECONDS at the lowest priority, one at a time, from its seeds in
+# Fuzz/corpus/ into a working corpus in Fuzz/.build/. Findings land in Fuzz/.build/findings/; minimized,
+# they belong in Fuzz/regressions/<target>/, which `make test` replays. The fuzzer runtime comes with
+# the Swift toolchain; FUZZ_KEEP_GOING=1 carries on past a finding.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= grammar multipart xarg oauthform wav amr speex ogg
+# Fuzz/build.sh reads SwiftPM's build manifest with python3 and archives objects with ar and nm.
+FUZZ_PACKAGES := python3 binutils
+
+fuzz-deps:
+	@dpkg -s $(FUZZ_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(FUZZ_PACKAGES); }
+
+fuzz: deps fuzz-deps
+	swift build --target EarshotServer
+	Fuzz/build.sh $(FUZZ_TARGETS)
+	Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 format:
 	swift format --in-place --recursive Sources Tests Benchmarks

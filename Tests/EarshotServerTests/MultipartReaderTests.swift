@@ -10,7 +10,8 @@ import Testing
         var bytes = Array(preamble.utf8)
         for (name, type, content) in parts {
             bytes += Array(
-                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n".utf8)
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n"
+                    .utf8)
             bytes += content + [13, 10]
         }
         if close { bytes += Array("--\(boundary)--\r\nepilogue".utf8) }
@@ -18,7 +19,8 @@ import Testing
     }
 
     /// Reads `body` in pieces of `size` bytes and gathers each part's headers and bytes.
-    static func read(_ body: [UInt8], pieces size: Int) throws -> (parts: [([String: String], [UInt8])], complete: Bool) {
+    static func read(_ body: [UInt8], pieces size: Int) throws -> (parts: [([String: String], [UInt8])], complete: Bool)
+    {
         var reader = MultipartReader(boundary: boundary)
         var parts: [([String: String], [UInt8])] = []
         var open = false
@@ -90,5 +92,42 @@ import Testing
             _ = try headerless.consume(Array("--\(Self.boundary)\r\nno colon here\r\n\r\n".utf8))
         }
         #expect(bad?.message.contains("no colon") == true)
+    }
+
+    /// The verdict of `body` read whole and in pieces of 1 000 bytes: parts read, or the failure.
+    static func verdicts(_ body: [UInt8]) -> [String] {
+        [body.count, 1_000].map { size in
+            do {
+                return "\(try read(body, pieces: size).parts.count) parts"
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+
+    @Test func limitsHoldHoweverTheBodyIsCut() {
+        let limit = MultipartReader.headerLimit
+        let part = [("x-voice", "audio/wav", Array("RIFF".utf8))]
+        // A preamble and the boundary after it may fill the limit, not pass it, even when the body
+        // arrives in one piece.
+        let room = limit - "\r\n--\(Self.boundary)".utf8.count
+        let longest = Self.body(part, preamble: String(repeating: "p", count: room) + "\r\n")
+        #expect(Self.verdicts(longest) == ["1 parts", "1 parts"])
+        let preamble = Self.verdicts(Self.body(part, preamble: String(repeating: "p", count: room + 1) + "\r\n"))
+        #expect(preamble.count == 2 && preamble.allSatisfy { $0.contains("no boundary in the first") }, "\(preamble)")
+        // The same for a part's headers.
+        let header = "X-Padding: " + String(repeating: "h", count: limit)
+        let headers = Self.verdicts(Self.body([("x-voice", "audio/wav\r\n\(header)", [1])]))
+        #expect(headers.count == 2 && headers.allSatisfy { $0.contains("headers run past") }, "\(headers)")
+    }
+
+    @Test func blanksAfterABoundaryAreBounded() throws {
+        // A few blanks after a boundary are transport padding (RFC 2046 §5.1.1) and allowed.
+        var padded = Array("--\(Self.boundary) \t \r\n\r\nx\r\n--\(Self.boundary)--".utf8)
+        #expect(try Self.read(padded, pieces: 3).parts.map(\.1) == [[UInt8(ascii: "x")]])
+        // Endless blanks would be held and rescanned for ever: refused past the header limit, however cut.
+        padded = Array("--\(Self.boundary)".utf8) + [UInt8](repeating: 32, count: MultipartReader.headerLimit + 1)
+        let verdicts = Self.verdicts(padded)
+        #expect(verdicts.count == 2 && verdicts.allSatisfy { $0.contains("more than") }, "\(verdicts)")
     }
 }

@@ -68,15 +68,16 @@ struct MultipartReader {
                 state = .afterDelimiter
                 return true
             }
-            if let found = Self.find(delimiter, in: buffer) {
-                buffer.removeFirst(found + delimiter.count)
-                state = .afterDelimiter
-                return true
-            }
-            if buffer.count > Self.headerLimit {
+            // The boundary must end within the limit, whether or not the bytes after it have arrived:
+            // the verdict is the same however the body is cut (a long preamble sent in one piece too).
+            let found = Self.find(delimiter, in: buffer)
+            if (found.map { $0 + delimiter.count } ?? buffer.count) > Self.headerLimit {
                 throw Failure(message: "no boundary in the first \(Self.headerLimit) bytes")
             }
-            return false
+            guard let found else { return false }
+            buffer.removeFirst(found + delimiter.count)
+            state = .afterDelimiter
+            return true
         case .afterDelimiter:
             // `--` closes the body; otherwise optional blanks and CRLF open the next part.
             guard buffer.count >= 2 else { return false }
@@ -87,6 +88,11 @@ struct MultipartReader {
                 return false
             }
             let blanks = buffer.prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.count
+            // Padding is a few blanks in any honest body; unbounded, it would be held and rescanned
+            // without end (it is neither a part nor audio, so no other limit applies to it).
+            if blanks > Self.headerLimit {
+                throw Failure(message: "a boundary line is followed by more than \(Self.headerLimit) blanks")
+            }
             guard buffer.count >= blanks + 2 else { return false }
             guard buffer[blanks] == 13, buffer[blanks + 1] == 10 else {
                 throw Failure(message: "a boundary line is followed by something other than a line end")
@@ -95,20 +101,14 @@ struct MultipartReader {
             state = .headers
             return true
         case .headers:
-            let end: Int
-            let separatorLength: Int
-            if buffer.starts(with: [13, 10]) {
-                end = 0
-                separatorLength = 2
-            } else if let found = Self.find([13, 10, 13, 10], in: buffer) {
-                end = found
-                separatorLength = 4
-            } else {
-                if buffer.count > Self.headerLimit {
-                    throw Failure(message: "a part's headers run past \(Self.headerLimit) bytes")
-                }
-                return false
+            // The headers end at a blank line (at once, for a part without headers), which must end
+            // within the limit: as for the preamble, the verdict does not depend on how the body is cut.
+            let end = buffer.starts(with: [13, 10]) ? 0 : Self.find([13, 10, 13, 10], in: buffer)
+            let separatorLength = end == 0 ? 2 : 4
+            if (end.map { $0 + separatorLength } ?? buffer.count) > Self.headerLimit {
+                throw Failure(message: "a part's headers run past \(Self.headerLimit) bytes")
             }
+            guard let end else { return false }
             let headers = try Self.headers(buffer[..<end])
             buffer.removeFirst(end + separatorLength)
             events.append(.partBegan(headers))
