@@ -17,8 +17,11 @@ public final class LoopbackConnection: @unchecked Sendable {
     /// when a server closes with unread upload bytes, possibly before it read the whole response.
     public private(set) var wasReset = false
 
-    public init(port: Int) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    public init(port: Int) throws { socket = try Self.connectedSocket(port: port) }
+
+    /// A TCP socket connected to 127.0.0.1:`port`, with Nagle's delay off; the caller closes it.
+    public static func connectedSocket(port: Int) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw CocoaError(.fileWriteUnknown) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -35,6 +38,7 @@ public final class LoopbackConnection: @unchecked Sendable {
             close(socket)
             throw CocoaError(.fileReadNoSuchFile)
         }
+        return socket
     }
 
     deinit { close(socket) }

@@ -31,13 +31,18 @@ import Testing
 
     static let wav = "/usr/share/pocketsphinx/test/data/cards/004.wav"
 
+    /// The head of a speechToText request with a `Content-Length` body.
+    static func speechHead(token: String, contentType: String, length: Int, keepAlive: Bool = false) -> String {
+        "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\n\(keepAlive ? "" : "Connection: close\r\n")"
+            + "Authorization: Bearer \(token)\r\nContent-Type: \(contentType)\r\nX-SpeechContext: Generic\r\n"
+            + "Content-Length: \(length)\r\n\r\n"
+    }
+
     /// A whole speechToText request on a fresh connection; returns its status and body.
     static func recognize(_ server: Server, token: String, audio path: String = wav) throws -> (Int, String) {
         let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let connection = try LoopbackConnection(port: server.port)
-        connection.send(
-            "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
-                + "Content-Type: audio/wav\r\nX-SpeechContext: Generic\r\nContent-Length: \(audio.count)\r\n\r\n")
+        connection.send(Self.speechHead(token: token, contentType: "audio/wav", length: audio.count))
         connection.send(audio)
         connection.read(for: 60)
         return (connection.statuses.first ?? 0, connection.text)
@@ -179,9 +184,7 @@ import Testing
         let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: long)))
         // A fast upload on a keep-alive connection: the 413 comes while the body is still arriving.
         let connection = try LoopbackConnection(port: server.port)
-        connection.send(
-            "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
-                + "Content-Type: audio/wav\r\nX-SpeechContext: Generic\r\nContent-Length: \(audio.count)\r\n\r\n")
+        connection.send(Self.speechHead(token: token, contentType: "audio/wav", length: audio.count, keepAlive: true))
         connection.send(audio)
         #expect(connection.secondsUntilClosed(timeout: 20) != nil)
         #expect(connection.statuses == [413], "\(connection.text.prefix(2_000))")
@@ -213,9 +216,7 @@ import Testing
             Thread.detachNewThread {
                 defer { finished.leave() }
                 guard let connection = try? LoopbackConnection(port: port) else { return }
-                connection.send(
-                    "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
-                        + "Content-Type: \(type)\r\nX-SpeechContext: Generic\r\nContent-Length: \(body.count)\r\n\r\n")
+                connection.send(Self.speechHead(token: token, contentType: type, length: body.count))
                 connection.send(body)
                 connection.read(for: 30)
                 replies.set(index, connection.statuses)
