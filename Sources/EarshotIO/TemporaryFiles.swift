@@ -15,9 +15,6 @@ public enum TemporaryFiles {
 
     static func unregister(_ path: String) { _ = lock.withLock { paths.remove(path) } }
 
-    /// The files registered now (for tests).
-    public static var registered: Set<String> { lock.withLock { paths } }
-
     /// Removes every registered file; the caller is about to exit.
     public static func removeAll() {
         lock.withLock {
