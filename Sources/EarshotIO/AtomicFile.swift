@@ -23,7 +23,6 @@ public final class AtomicFile {
         (descriptor, temporaryPath) = try Self.makeTemporary(
             template: (directory.isEmpty ? "." : directory) + "/.\(base).partial-XXXXXX", naming: path)
         self.path = path
-        TemporaryFiles.register(temporaryPath)
     }
 
     deinit {
@@ -40,22 +39,21 @@ public final class AtomicFile {
         let mask = umask(0)
         umask(mask)
         chmod(temporaryPath, 0o666 & ~mask)  // mkstemp creates 0600
-        guard rename(temporaryPath, path) == 0 else {
+        // Renamed and unregistered in one step, so an interrupt cannot remove the file it just became.
+        let moved = TemporaryFiles.moveOut(temporaryPath) { rename(temporaryPath, path) == 0 }
+        guard moved else {
             throw EarshotError(
                 .writeFailed, "\(path): cannot move the finished file into place (\(Self.systemError()))")
         }
         committed = true
-        TemporaryFiles.unregister(temporaryPath)
     }
 
-    /// Creates a unique file from a `mkstemp` template; `naming` is the path errors mention.
+    /// Creates a unique file from a `mkstemp` template, registered with ``TemporaryFiles`` until it
+    /// is moved into place or removed; `naming` is the path errors mention.
     static func makeTemporary(template: String, naming: String) throws -> (Int32, String) {
-        var bytes = Array(template.utf8CString)
-        let descriptor = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
+        guard let (descriptor, path) = TemporaryFiles.create(template: template) else {
             throw EarshotError(.writeFailed, "\(naming): cannot create a temporary file beside it (\(systemError()))")
         }
-        let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return (descriptor, path)
     }
 

@@ -52,7 +52,6 @@ public enum AudioInput {
     private static func openStandardInput(blockFrames: Int) throws -> any AudioSource {
         let (descriptor, spoolPath) = try AtomicFile.makeTemporary(
             template: FileManager.default.temporaryDirectory.path + "/earshot-stdin-XXXXXX", naming: "stdin")
-        TemporaryFiles.register(spoolPath)
         defer {
             close(descriptor)
             unlink(spoolPath)  // the source opened below keeps the data alive

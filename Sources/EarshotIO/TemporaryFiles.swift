@@ -11,7 +11,28 @@ public enum TemporaryFiles {
     nonisolated(unsafe) private static var paths: Set<String> = []
     private static let lock = NSLock()
 
-    static func register(_ path: String) { _ = lock.withLock { paths.insert(path) } }
+    /// Creates a unique file from a `mkstemp` template and registers it in one step, so a signal that
+    /// arrives in between cannot find the file on disk but not in the registry.
+    static func create(template: String) -> (descriptor: Int32, path: String)? {
+        lock.withLock {
+            var bytes = Array(template.utf8CString)
+            let descriptor = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard descriptor >= 0 else { return nil }
+            let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            paths.insert(path)
+            return (descriptor, path)
+        }
+    }
+
+    /// Runs `move` (which takes a registered file out of the way, e.g. renames it into place) and
+    /// unregisters `path` in one step: the signal handler sees the file either before or after.
+    static func moveOut<T>(_ path: String, _ move: () throws -> T) rethrows -> T {
+        try lock.withLock {
+            let result = try move()
+            paths.remove(path)
+            return result
+        }
+    }
 
     static func unregister(_ path: String) { _ = lock.withLock { paths.remove(path) } }
 

@@ -33,13 +33,11 @@ import Testing
 
     @Test(arguments: [3, 6])
     func nestedRepeatsAreRefusedBeforeTheyGrow(levels: Int) {
-        let started = ContinuousClock.now
         let grammar = HostileGrammars.nestedRepeats(levels: levels)
         if levels == 3 { #expect(grammar.count < 300) }
         let message = Self.refusal { try RecognitionGrammar(srgs: grammar) }
         #expect(message.contains("more than 10000 word arcs"), "\(message)")
         #expect(message.contains("max-grammar-arcs"))
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test func aRepeatThatFitsIsAccepted() throws {
