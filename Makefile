@@ -5,6 +5,7 @@
 #   make fuzz   run each fuzz target for FUZZ_SECONDS (see RELIABILITY.md)
 #   make corpora    rebuild the labelled corpora into corpora/build/ (see corpora/README.md)
 #   make notebooks  execute the notebooks in notebooks/ against the noisy corpus (built if missing)
+#   make models     fetch Silero VAD's weights (the default detector) into .earshot/models/ (never committed)
 
 # Debian packages: C libraries we link (audio files, resampling, recognition, and the codecs of the
 # Speech API: Speex, Ogg, Opus, AMR-NB, FLAC; ALSA for live capture), the recognizer's model, the real recordings the tests
@@ -16,14 +17,15 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev l
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps fuzz-deps demo test bench fuzz format corpora notebooks
+.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps models demo test bench fuzz format corpora\
+	notebooks
 
 deps:
 	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
 		$(SUDO) apt-get update && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(APT_PACKAGES); }
 
-demo: deps
+demo: deps models
 	swift build -c release --product earshot
 	.build/release/earshot transcribe $(SAMPLE)
 
@@ -32,7 +34,7 @@ demo: deps
 # The service's tests run in a second pass: servers inside the test process need its cooperative
 # threads, which the CPU-bound suites (recognition, corpora) would otherwise hold for seconds at a time,
 # and the hardening suite's `earshot serve` runs with timeouts of a few seconds.
-test: deps corpora-deps notebook-deps
+test: deps corpora-deps notebook-deps models
 	swift test --skip EarshotServerTests --skip ServeHardeningTests
 	swift test --skip-build --filter EarshotServerTests --filter ServeHardeningTests
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
@@ -104,3 +106,31 @@ notebooks: notebook-deps corpora-deps
 	PATH=/usr/bin:/bin:$$PATH EARSHOT=$(abspath $(EARSHOT)) EARSHOT_CORPUS=$(abspath $(NOTEBOOK_CORPUS)) \
 		PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -m nbconvert --to notebook --execute --inplace \
 		notebooks/*.ipynb
+
+# Silero VAD's weights, the default detector's: silero_vad.onnx as the PyPI package silero-vad (MIT) ships
+# it, taken from the wheel with `pip download` (downloads only, so an externally managed system Python is
+# fine) and unzip, and checked against its SHA-256. Earshot finds it there by default (see README); never
+# committed. pip and unzip come from apt if missing.
+SILERO_VERSION := 6.2.3
+SILERO_SHA256 := 1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3
+SILERO_DIR := .earshot/models/silero-vad
+MODEL_PACKAGES := python3-pip unzip
+
+model-deps:
+	@dpkg -s $(MODEL_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(MODEL_PACKAGES); }
+
+models: $(SILERO_DIR)/silero_vad.onnx
+
+$(SILERO_DIR)/silero_vad.onnx:
+	@$(MAKE) --no-print-directory model-deps
+	rm -rf $(SILERO_DIR)/wheel && mkdir -p $(SILERO_DIR)/wheel
+	/usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: --dest $(SILERO_DIR)/wheel \
+		silero-vad==$(SILERO_VERSION)
+	unzip -o -q -j $(SILERO_DIR)/wheel/silero_vad-$(SILERO_VERSION)-py3-none-any.whl \
+		silero_vad/data/silero_vad.onnx silero_vad-$(SILERO_VERSION).dist-info/licenses/LICENSE -d $(SILERO_DIR)/wheel
+	echo "$(SILERO_SHA256)  $(SILERO_DIR)/wheel/silero_vad.onnx" | sha256sum --check --quiet
+	mv $(SILERO_DIR)/wheel/LICENSE $(SILERO_DIR)/LICENSE
+	mv $(SILERO_DIR)/wheel/silero_vad.onnx $@
+	rm -rf $(SILERO_DIR)/wheel

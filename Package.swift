@@ -126,7 +126,7 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotVADTests", dependencies: ["EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting"],
-            swiftSettings: strictSwift6),
+            exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotLabTests", dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
             swiftSettings: strictSwift6),

@@ -1,21 +1,67 @@
 // The voice-activity detectors, each driven by VADStage over `speech16k` (10 s of real speech in
 // 100 ms blocks at 16 kHz): real-time factor = 10 s / wall-clock time per iteration. The speexdsp
 // detector has a twin calling speex_preprocess_run directly on the same audio, so VADStage's overhead
-// is a ratio; and each detector's allocations per block once warmed up.
+// is a ratio; and each detector's allocations per block once warmed up. Silero needs its model
+// (`make models`, or EARSHOT_VAD_MODEL); without it the silero benchmarks are left out, saying so.
 
 import Benchmark
 import CSpeexDSP
 import EarshotCore
+import EarshotIO
 import EarshotVAD
+import Foundation
+
+/// The Silero model if installed: `EARSHOT_VAD_MODEL`, or `.earshot/models/` in or above the current folder.
+private let sileroModels: DetectorModels = {
+    let path = SileroModel.locate(
+        explicitPath: nil, environment: ProcessInfo.processInfo.environment,
+        searchRoots: [FileManager.default.currentDirectoryPath])
+    guard let path, let model = try? SileroModel(path: path) else {
+        FileHandle.standardError.write(Data("VAD benchmarks: no Silero model (make models); silero left out\n".utf8))
+        return .none
+    }
+    return DetectorModels(silero: model)
+}()
+
+/// The detectors that can run here: all but silero when its model is missing.
+private var runnableKinds: [DetectorKind] {
+    DetectorKind.allCases.filter { !$0.needsModel || sileroModels.silero != nil }
+}
 
 /// Registers the VAD benchmarks over `speech16k`, 16 kHz mono blocks of 100 ms.
 func registerVADBenchmarks(speech16k: [AudioBuffer]) {
-    for kind in DetectorKind.allCases {
+    for kind in runnableKinds {
         Benchmark("VAD \(kind) 16k via VADStage") { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(
-                    try detectedFrames(speech16k, with: try VADStage(detector: kind.makeDetector(sampleRate: 16_000))))
+                    try detectedFrames(speech16k, with: try VADStage(detector: kind.makeDetector(sampleRate: 16_000, models: sileroModels))))
             }
+        }
+    }
+
+    // Silero's network alone, one 32 ms chunk per call as Silero's own wrapper calls it, over the six
+    // recordings of the parity fixture (907 chunks, a fresh state per recording): the same audio
+    // Benchmarks/vad/silero_reference.py times onnxruntime on (Benchmarks/vad/silero_speed.sh runs both).
+    if let model = sileroModels.silero, let recordings = try? sileroFixtureFrames() {
+        let chunkCount = recordings.map { $0.count / 576 }.reduce(0, +)
+        Benchmark(
+            "VAD silero network, fixture recordings (\(chunkCount) chunks of 32 ms)",
+            configuration: .init(
+                metrics: [.wallClock, .cpuTotal, .mallocCountTotal], timeUnits: .microseconds, maxIterations: 100)
+        ) { benchmark in
+            let detector = try SileroDetector(model: model)
+            var sum: Float = 0
+            benchmark.startMeasurement()
+            for frames in recordings {
+                detector.reset()
+                frames.withUnsafeBufferPointer { samples in
+                    for first in stride(from: 0, to: samples.count, by: 576) {
+                        sum += detector.probability(of: UnsafeBufferPointer(rebasing: samples[first..<first + 576]))
+                    }
+                }
+            }
+            benchmark.stopMeasurement()
+            blackHole(sum)
         }
     }
 
@@ -26,9 +72,9 @@ func registerVADBenchmarks(speech16k: [AudioBuffer]) {
     // MARK: Allocations per block once warmed up (the hot-path promise of STYLE.md)
 
     let steadyState = Benchmark.Configuration(metrics: [.mallocCountTotal, .wallClock], maxIterations: 20)
-    for kind in DetectorKind.allCases {
+    for kind in runnableKinds {
         Benchmark("VAD \(kind) 16k steady state, 1 000 blocks", configuration: steadyState) { benchmark in
-            let stage = try VADStage(detector: kind.makeDetector(sampleRate: 16_000))
+            let stage = try VADStage(detector: kind.makeDetector(sampleRate: 16_000, models: sileroModels))
             var output = StageOutput<VADFrame>()
             try stage.process(speech16k[0], into: &output)  // warm up: sizes the output's storage
             output.removeAll()
@@ -79,6 +125,28 @@ func registerEndpointingBenchmarks() {
         }
         benchmark.stopMeasurement()
         blackHole(endpointer.endpointer.speechSeen)
+    }
+}
+
+/// Each recording of Tests/EarshotVADTests/Fixtures/silero_reference.json cut into Silero's frames as
+/// VADStage (and Silero's wrapper) cut it: 64 samples of context (zeros before the start), then the
+/// 512-sample chunk, the last chunk zero-padded; frames back to back.
+private func sileroFixtureFrames() throws -> [[Float]] {
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tests/EarshotVADTests/Fixtures/silero_reference.json")
+    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any]
+    let paths = (document?["recordings"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+    let root = fixture.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    return try paths.map { path in
+        let source = try AudioFileSource(path: path.hasPrefix("/") ? path : root.appendingPathComponent(path).path)
+        var samples = [Float](repeating: 0, count: 64)
+        while let buffer = try source.read() { samples += buffer.samples }
+        let chunks = (samples.count - 64 + 511) / 512
+        samples += [Float](repeating: 0, count: 64 + chunks * 512 - samples.count)
+        var frames: [Float] = []
+        for chunk in 0..<chunks { frames += samples[(chunk * 512)..<(chunk * 512 + 576)] }
+        return frames
     }
 }
 

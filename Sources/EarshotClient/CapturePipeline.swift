@@ -45,7 +45,8 @@ public final class CapturePipeline {
         resampler = try Resampler(inputFormat: sourceFormat, configuration: .init(sampleRate: rate))
         format = resampler.outputFormat
         meter = try LevelMeter()
-        vad = try VADStage(detector: try configuration.detector.makeDetector(sampleRate: rate))
+        vad = try VADStage(detector: try configuration.detector.makeDetector(
+            sampleRate: rate, models: configuration.detectorModels))
         smoother = try DecisionSmoother(
             configuration: SmoothingConfiguration(), sampleRate: rate, hopLength: vad.detector.hopLength)
         now = .zero(sampleRate: rate)

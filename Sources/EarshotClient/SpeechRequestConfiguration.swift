@@ -36,8 +36,11 @@ public struct SpeechRequestConfiguration: Sendable {
     /// The endpointing properties (maxInitialSilence, endingSilence, minRecordingTime,
     /// maxRecordingTime, cancelWhenSilent).
     public var endpointing: EndpointerConfiguration
-    /// The voice activity detector that feeds the endpointer.
+    /// The voice activity detector that feeds the endpointer. Default ``DetectorKind/spectral``; set
+    /// ``DetectorKind/silero`` together with ``detectorModels``.
     public var detector: DetectorKind
+    /// The models a learned detector needs (loaded once by the caller). Default none.
+    public var detectorModels: DetectorModels
     /// Asks the service for partial results (Earshot's extension: `X-Arg: PartialResults=true` and
     /// `Accept: application/x-ndjson`).
     public var reportsPartialResults: Bool
@@ -89,6 +92,7 @@ public struct SpeechRequestConfiguration: Sendable {
         // The SDK's defaults are valid by construction.
         endpointing = try! EndpointerConfiguration()
         detector = .spectral
+        detectorModels = .none
         reportsPartialResults = false
         shouldEndRecording = nil
         clientApp = "earshot"

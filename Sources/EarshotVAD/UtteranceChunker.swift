@@ -54,7 +54,8 @@ public final class UtteranceChunker: AudioStage {
     /// A chunker running `configuration`'s detector at its native rate of 16 kHz (or `sampleRate`,
     /// which must be one the detector supports).
     public init(configuration: UtteranceChunkerConfiguration, sampleRate: Int = 16_000) throws {
-        let detector = try configuration.detector.makeDetector(sampleRate: sampleRate)
+        let detector = try configuration.detector.makeDetector(
+            sampleRate: sampleRate, models: configuration.models)
         vad = try VADStage(detector: detector)
         format = vad.format
         hop = detector.hopLength

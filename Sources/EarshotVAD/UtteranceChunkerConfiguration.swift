@@ -23,8 +23,11 @@ public struct UtteranceChunkerConfiguration: Sendable, Hashable {
     /// When a segment holds no pause, the length of the quietest stretch whose middle is cut. Default
     /// 0.2 s: about a syllable, so the cut falls between syllables rather than inside a vowel.
     public let fallbackWindow: Double
-    /// The detector that finds pauses. Default ``DetectorKind/spectral``, the most accurate in noise.
+    /// The detector that finds pauses. Default ``DetectorKind/silero`` when ``models`` holds its model,
+    /// else ``DetectorKind/spectral``, the most accurate classical detector in noise.
     public let detector: DetectorKind
+    /// The models a learned detector needs (loaded once by the caller). Default none.
+    public let models: DetectorModels
     /// How the detector's probabilities become speech and pauses. Default: ``SmoothingConfiguration``'s
     /// defaults, whose 0.1 s minimum silence means a pause is at least 0.1 s long.
     public let smoothing: SmoothingConfiguration
@@ -32,7 +35,7 @@ public struct UtteranceChunkerConfiguration: Sendable, Hashable {
     /// A validated configuration; every argument defaults to the value documented on its property.
     public init(
         maxSegmentDuration: Double = 25, minSegmentDuration: Double = 5, fallbackWindow: Double = 0.2,
-        detector: DetectorKind = .spectral, smoothing: SmoothingConfiguration? = nil
+        detector: DetectorKind? = nil, models: DetectorModels = .none, smoothing: SmoothingConfiguration? = nil
     ) throws {
         // The window must hold at least the fallback stretch, and a 10 ms hop, so a cut always exists.
         if !(maxSegmentDuration.isFinite && maxSegmentDuration >= 0.5) {
@@ -56,7 +59,8 @@ public struct UtteranceChunkerConfiguration: Sendable, Hashable {
         self.maxSegmentDuration = maxSegmentDuration
         self.minSegmentDuration = minSegmentDuration
         self.fallbackWindow = fallbackWindow
-        self.detector = detector
+        self.detector = detector ?? (models.silero == nil ? .spectral : .silero)
+        self.models = models
         self.smoothing = try smoothing ?? SmoothingConfiguration()
     }
 }

@@ -24,8 +24,10 @@ struct Endpoint: ParsableCommand {
 
     @OptionGroup var input: InputOptions
 
-    @Option(help: "Detector: \(DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var detector: DetectorKind = .spectral
+    @Option(help: VADModelOptions.detectorHelp)
+    var detector: DetectorKind?
+
+    @OptionGroup var vadModel: VADModelOptions
 
     @OptionGroup var smoothing: SmoothingOptions
     @OptionGroup var endpointing: EndpointingOptions
@@ -48,8 +50,10 @@ struct Endpoint: ParsableCommand {
     var output: String = "-"
 
     func run() throws {
+        let (detector, models) = try vadModel.resolve(detector)
         let settings = EvaluationSettings(
-            detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration())
+            detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration(),
+            models: models)
         var actions: [(time: Double, action: TrackReplay.Action)] = []
         if let stopAt { actions.append((try Self.time(stopAt, "--stop-at"), .stop)) }
         if let cancelAt { actions.append((try Self.time(cancelAt, "--cancel-at"), .cancel)) }
@@ -61,7 +65,7 @@ struct Endpoint: ParsableCommand {
             actions.append((try Self.time(parts[0], "--extend-timeout"), .extendTimeout(parts[1])))
         }
         var source = try input.open()
-        let track = try DetectorTrack.compute(source: &source, detector: detector)
+        let track = try DetectorTrack.compute(source: &source, detector: detector, models: models)
         let replay = try track.replay(smoothing: settings.smoothing, endpointer: settings.endpointer, actions: actions)
 
         let output = try CommandOutput(path: output)

@@ -29,8 +29,12 @@ struct Eval: ParsableCommand {
 
     @Option(
         parsing: .upToNextOption,
-        help: "Detectors to score (default: all): \(DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var detector: [DetectorKind] = DetectorKind.allCases
+        help: ArgumentHelp(
+            "Detectors to score (default: all; silero when its model is installed): "
+                + "\(DetectorKind.allCases.map(\.rawValue).joined(separator: ", "))."))
+    var detector: [DetectorKind] = []
+
+    @OptionGroup var vadModel: VADModelOptions
 
     @Option(help: "Score NAME.prob / NAME.csv prediction files from this folder instead of running detectors.")
     var predictions: String?
@@ -71,15 +75,21 @@ struct Eval: ParsableCommand {
             let settings = EvaluationSettings(smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
             scorers.append(("predictions", settings, tracks, 0))
         } else {
+            let models = try vadModel.models(for: detector.isEmpty ? nil : detector)
+            let kinds =
+                detector.isEmpty ? DetectorKind.allCases.filter { !$0.needsModel || models.silero != nil } : detector
             let progress = CountProgress()
-            for kind in detector {
+            for kind in kinds {
                 progress.begin(kind.rawValue)
                 let total = whole.entries.count
-                let (tracks, cpuSeconds) = try Evaluation.tracks(for: whole, detector: kind, jobs: jobs) {
+                let (tracks, cpuSeconds) = try Evaluation.tracks(
+                    for: whole, detector: kind, models: models, jobs: jobs
+                ) {
                     progress.update(done: $0, of: total)
                 }
                 let settings = EvaluationSettings(
-                    detector: kind, smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
+                    detector: kind, smoothing: smoothingConfiguration, endpointer: endpointerConfiguration,
+                    models: models)
                 scorers.append((kind.rawValue, settings, tracks, cpuSeconds))
             }
             progress.finish()

@@ -2,6 +2,7 @@ import ArgumentParser
 import EarshotClient
 import EarshotCore
 import EarshotIO
+import EarshotVAD
 import Foundation
 
 struct Listen: ParsableCommand {
@@ -26,6 +27,11 @@ struct Listen: ParsableCommand {
     @OptionGroup var serviceOptions: ServiceOptions
     @OptionGroup var endpointing: EndpointingOptions
 
+    @Option(help: VADModelOptions.detectorHelp)
+    var detector: DetectorKind?
+
+    @OptionGroup var vadModel: VADModelOptions
+
     @Option(help: "ALSA capture device.")
     var device: String = "default"
 
@@ -47,6 +53,7 @@ struct Listen: ParsableCommand {
     func run() throws {
         var configuration = try serviceOptions.configuration()
         configuration.endpointing = try endpointing.configuration()
+        (configuration.detector, configuration.detectorModels) = try vadModel.resolve(detector)
         configuration.reportsPartialResults = partialResults
         let client: SpeechClient
         do {

@@ -36,10 +36,12 @@ struct Sweep: ParsableCommand {
     var grid: [String] = []
 
     @Option(
-        help:
-            "Detector for settings that do not vary it: \(DetectorKind.allCases.map(\.rawValue).joined(separator: ", "))."
-    )
-    var detector: DetectorKind = .spectral
+        help: ArgumentHelp(
+            "Detector for settings that do not vary it: \(DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")). "
+                + "Default: silero when its model is installed, else spectral."))
+    var detector: DetectorKind?
+
+    @OptionGroup var vadModel: VADModelOptions
 
     @OptionGroup var smoothing: SmoothingOptions
     @OptionGroup var endpointing: EndpointingOptions
@@ -70,8 +72,14 @@ struct Sweep: ParsableCommand {
                 "sweep grid endingSilence: has no effect with --rule (the rules replace endingSilence); drop one")
         }
         let corpus = try Corpus.load(directory: corpus)
+        let variesSilero = grid.axes.contains { axis in
+            axis.parameter == .detector && axis.values.contains { $0 == .name(DetectorKind.silero.rawValue) }
+        }
+        var (detector, models) = try vadModel.resolve(detector)
+        if variesSilero, models.silero == nil { models = try vadModel.models(for: [.silero]) }
         let base = EvaluationSettings(
-            detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration())
+            detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration(),
+            models: models)
         let varied = Set(grid.axes.map(\.parameter.rawValue))
         let parameters = base.parameters.filter { !varied.contains($0.key) }
         let start =

@@ -75,6 +75,11 @@ struct Transcribe: ParsableCommand {
     )
     var modelDir: String?
 
+    @Option(help: ArgumentHelp(VADModelOptions.detectorHelp.abstract + " Finds the pauses long recordings are cut at."))
+    var detector: DetectorKind?
+
+    @OptionGroup var vadModel: VADModelOptions
+
     @Option(help: "Resampler quality, 0 (fastest) to 10 (best).")
     var resamplerQuality: Int = 4
 
@@ -129,10 +134,12 @@ struct Transcribe: ParsableCommand {
     }
 
     func run() throws {
+        let (detector, models) = try vadModel.resolve(detector)
         let settings = try TranscriptionSettings(
             jobs: jobs,
             chunking: UtteranceChunkerConfiguration(
-                maxSegmentDuration: maxSegmentDuration, minSegmentDuration: minSegmentDuration),
+                maxSegmentDuration: maxSegmentDuration, minSegmentDuration: minSegmentDuration, detector: detector,
+                models: models),
             resamplerQuality: resamplerQuality)
         let (makeTranscriber, parameters) = try recognition(settings: settings)
         let output = try CommandOutput(path: output)

@@ -33,9 +33,10 @@ struct VAD: ParsableCommand {
 
     @OptionGroup var layout: InputLayoutOptions
 
-    @Option(
-        help: "Detector: \(DetectorKind.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ")).")
-    var detector: DetectorKind = .spectral
+    @Option(help: VADModelOptions.detectorHelp)
+    var detector: DetectorKind?
+
+    @OptionGroup var vadModel: VADModelOptions
 
     @OptionGroup var smoothing: SmoothingOptions
 
@@ -57,18 +58,19 @@ struct VAD: ParsableCommand {
 
     func run() throws {
         let smoothingConfiguration = try smoothing.configuration()
+        let (detector, models) = try vadModel.resolve(detector)
         var analyses: [Analysis] = []
         var failures = 0
         for file in files {
             do {
-                let analysis = try analyze(file, smoothing: smoothingConfiguration)
+                let analysis = try analyze(file, detector: detector, models: models, smoothing: smoothingConfiguration)
                 if let out { try writeFiles(analysis, into: out) } else { analyses.append(analysis) }
             } catch let error as EarshotError where files.count > 1 {
                 FileHandle.standardError.write(Data("earshot: \(error.message)\n".utf8))
                 failures += 1
             }
         }
-        if out == nil { try writeDocument(analyses, smoothing: smoothingConfiguration) }
+        if out == nil { try writeDocument(analyses, detector: detector, smoothing: smoothingConfiguration) }
         if failures > 0 { throw ExitCode(ExitStatus.partialBatch.rawValue) }
     }
 
@@ -82,9 +84,11 @@ struct VAD: ParsableCommand {
         var gridProbabilities: [Float] { track.gridProbabilities(duration: duration) }
     }
 
-    func analyze(_ file: String, smoothing: SmoothingConfiguration) throws -> Analysis {
+    func analyze(_ file: String, detector: DetectorKind, models: DetectorModels, smoothing: SmoothingConfiguration)
+        throws -> Analysis
+    {
         var source = try layout.open(file)
-        let track = try DetectorTrack.compute(source: &source, detector: detector)
+        let track = try DetectorTrack.compute(source: &source, detector: detector, models: models)
         // The frames cover the whole stream (resampled length = round(n × ratio)), so they give its duration.
         let duration = track.frames.last?.end.seconds ?? 0
         let replay = try track.replay(
@@ -106,7 +110,7 @@ struct VAD: ParsableCommand {
         try prob.commit()
     }
 
-    func writeDocument(_ analyses: [Analysis], smoothing: SmoothingConfiguration) throws {
+    func writeDocument(_ analyses: [Analysis], detector: DetectorKind, smoothing: SmoothingConfiguration) throws {
         let output = try CommandOutput(path: output)
         switch format {
         case .json:

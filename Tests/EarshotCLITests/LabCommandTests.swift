@@ -30,7 +30,7 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         let info = try earshot("info", "--format", "json", utterance)
         let duration = try #require(
             (try JSONSerialization.jsonObject(with: info.standardOutput) as? [String: Any])?["duration_s"] as? Double)
-        for detector in ["energy", "spectral", "speex"] {
+        for detector in ["energy", "spectral", "speex", "silero"] {
             let result = try earshot("vad", "--detector", detector, "--format", "probs", utterance)
             #expect(result.status == 0)
             let values = result.output.split(separator: "\n").compactMap { Double($0) }
@@ -41,7 +41,7 @@ private let utterance = synthetic + "/audio/syn-015.wav"
 
     @Test(arguments: ["json", "rttm", "audacity"])
     func otherFormats(format: String) throws {
-        let result = try earshot("vad", "--format", format, utterance)
+        let result = try earshot("vad", "--detector", "spectral", "--format", format, utterance)
         #expect(result.status == 0)
         switch format {
         case "json":
@@ -60,7 +60,7 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         defer { directory.remove() }
         let files = try FileManager.default.contentsOfDirectory(atPath: synthetic + "/audio").sorted()
         let result = try ExternalTool.run(
-            [ExternalTool.earshotPath, "vad", "--out", directory.path] + files.map { synthetic + "/audio/" + $0 })
+            [ExternalTool.earshotPath, "vad", "--detector", "spectral", "--out", directory.path] + files.map { synthetic + "/audio/" + $0 })
         #expect(result.status == 0, "\(result.standardError)")
         #expect(directory.contents() == ["syn-015.csv", "syn-015.prob", "syn-037.csv", "syn-037.prob"])
 
@@ -135,7 +135,7 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
         let detectors = try #require(document["detectors"] as? [[String: Any]])
-        #expect(detectors.compactMap { $0["detector"] as? String } == ["energy", "spectral", "speex"])
+        #expect(detectors.compactMap { $0["detector"] as? String } == ["energy", "spectral", "speex", "silero"])
         for detector in detectors {
             #expect((detector["frames"] as? [String: Any])?["false_alarm_rate"] != nil)
             #expect(

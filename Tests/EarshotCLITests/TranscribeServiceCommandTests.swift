@@ -32,8 +32,8 @@ import Testing
         defer { directory.remove() }
         let long = try longFile(in: directory)
         let remote = try json(
-            earshot(["transcribe", "--format", "json", long] + ListenAndBenchCommandTests.service(server)))
-        let local = try json(earshot(["transcribe", "--format", "json", long]))
+            earshot(["transcribe", "--detector", "spectral", "--format", "json", long] + ListenAndBenchCommandTests.service(server)))
+        let local = try json(earshot(["transcribe", "--detector", "spectral", "--format", "json", long]))
 
         let parameters = try #require(remote["parameters"] as? [String: Any])
         #expect(parameters["recognizer"] as? String == "service" && parameters["audio_format"] as? String == "flac")
@@ -55,7 +55,7 @@ import Testing
         // Subtitles from the service's word times parse, and start where the speech does.
         let srt = directory.file("out.srt")
         let subtitles = try earshot(
-            ["transcribe", "--format", "srt", "-o", srt, long] + ListenAndBenchCommandTests.service(server))
+            ["transcribe", "--detector", "spectral", "--format", "srt", "-o", srt, long] + ListenAndBenchCommandTests.service(server))
         #expect(subtitles.status == 0, "\(subtitles.standardError)")
         let written = try String(contentsOfFile: srt, encoding: .utf8)
         #expect(written.hasPrefix("1\n00:00:00,"))
@@ -74,7 +74,7 @@ import Testing
         // Six retries wait up to 63 s in all, so a loaded machine's slow recognizer cannot exhaust them.
         let result = try earshot(
             [
-                "transcribe", "--jobs", "3", "--retries", "6", "--max-segment-duration", "8", "--min-segment-duration",
+                "transcribe", "--detector", "spectral", "--jobs", "3", "--retries", "6", "--max-segment-duration", "8", "--min-segment-duration",
                 "2",
                 "--format", "json", try longFile(in: directory),
             ] + ListenAndBenchCommandTests.service(server))
@@ -97,7 +97,8 @@ import Testing
         let output = directory.file("out.txt")
         let result = try earshot(
             [
-                "transcribe", "--max-segment-duration", "8", "--min-segment-duration", "2", "--retries", "1",
+                "transcribe", "--detector", "spectral", "--max-segment-duration", "8", "--min-segment-duration", "2",
+                "--retries", "1",
                 "-o", output, long,
             ] + ListenAndBenchCommandTests.service(server))
         #expect(result.status == 3, "\(result.standardError)")

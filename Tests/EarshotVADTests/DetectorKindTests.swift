@@ -6,12 +6,21 @@ import Testing
 @Suite struct DetectorKindTests {
     @Test(arguments: DetectorKind.allCases)
     func makesTheNamedDetector(kind: DetectorKind) throws {
-        let detector = try kind.makeDetector(sampleRate: 16_000)
+        let models = DetectorModels(silero: try SileroFixtures.model())
+        let detector = try kind.makeDetector(sampleRate: 16_000, models: models)
         #expect(detector.name == kind.rawValue)
         #expect(detector.sampleRate == 16_000)
-        #expect(detector.hopLength == 160)
+        // The classical detectors decide 10 ms; Silero's network decides 32 ms chunks.
+        #expect(detector.hopLength == (kind == .silero ? 512 : 160))
+        #expect(kind.needsModel == (kind == .silero))
         #expect(!kind.summary.isEmpty)
         #expect(DetectorKind(rawValue: kind.rawValue) == kind)
+    }
+
+    @Test func sileroWithoutAModelSaysHowToInstallIt() throws {
+        let error = try #require(throws: EarshotError.self) { try DetectorKind.silero.makeDetector(sampleRate: 16_000) }
+        #expect(error.code == .modelUnavailable)
+        #expect(error.message.contains("make models") && error.message.contains(SileroModel.environmentVariable))
     }
 
     @Test func spectralRefusesRatesItHasNoBandsFor() throws {

@@ -27,14 +27,18 @@ public struct DetectorTrack: Sendable {
     public static let workingRate = 16_000
 
     /// Runs `detector` over the audio at `path`, resampled to 16 kHz mono.
-    public static func compute(path: String, detector kind: DetectorKind) throws -> DetectorTrack {
+    public static func compute(path: String, detector kind: DetectorKind, models: DetectorModels = .none) throws
+        -> DetectorTrack
+    {
         var source: any AudioSource = try AudioInput.open(path: path, raw: nil, codec: nil, blockFrames: 4096)
-        return try compute(source: &source, detector: kind)
+        return try compute(source: &source, detector: kind, models: models)
     }
 
     /// Runs `detector` over what `source` gives, resampled to 16 kHz mono.
-    public static func compute(source: inout any AudioSource, detector kind: DetectorKind) throws -> DetectorTrack {
-        let vad = try VADStage(detector: kind.makeDetector(sampleRate: workingRate))
+    public static func compute(
+        source: inout any AudioSource, detector kind: DetectorKind, models: DetectorModels = .none
+    ) throws -> DetectorTrack {
+        let vad = try VADStage(detector: kind.makeDetector(sampleRate: workingRate, models: models))
         var stage: any AudioStage<AudioBuffer, VADFrame> =
             source.format == .wideband
             ? vad

@@ -38,13 +38,14 @@ public enum Evaluation {
     /// Each file's detector track, computed on up to `jobs` cores; `progress` gets the count finished.
     /// Also returns the CPU seconds the work took on the calling process's threads.
     public static func tracks(
-        for corpus: Corpus, detector: DetectorKind, jobs: Int, progress: @escaping @Sendable (Int) -> Void = { _ in }
+        for corpus: Corpus, detector: DetectorKind, models: DetectorModels = .none, jobs: Int,
+        progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (tracks: [DetectorTrack], cpuSeconds: Double) {
         let finished = Mutex(0)
         let started = processCPUSeconds()
         let tracks = try ParallelWork.map(count: corpus.entries.count, jobs: jobs) { index in
             let path = corpus.audioPath(of: corpus.entries[index])
-            return try DetectorTrack.compute(path: path, detector: detector)
+            return try DetectorTrack.compute(path: path, detector: detector, models: models)
         } completed: { _, _ in
             progress(
                 finished.withLock { count in

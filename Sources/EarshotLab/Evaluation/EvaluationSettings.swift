@@ -7,11 +7,15 @@ public struct EvaluationSettings: Sendable {
     public var detector: DetectorKind
     public var smoothing: SmoothingConfiguration
     public var endpointer: EndpointerConfiguration
+    /// The models learned detectors need; not a parameter (`parameters` names the detector that ran).
+    public var models: DetectorModels
 
     public init(
-        detector: DetectorKind = .spectral, smoothing: SmoothingConfiguration, endpointer: EndpointerConfiguration
+        detector: DetectorKind = .spectral, smoothing: SmoothingConfiguration, endpointer: EndpointerConfiguration,
+        models: DetectorModels = .none
     ) {
         self.detector = detector
+        self.models = models
         self.smoothing = smoothing
         self.endpointer = endpointer
     }

@@ -39,7 +39,7 @@ public struct SweepRunner: Sendable {
         var tracks: [DetectorKind: [DetectorTrack]] = [:]
         for detector in DetectorKind.allCases where pending.contains(where: { $0.1.detector == detector }) {
             let total = corpus.entries.count
-            tracks[detector] = try Evaluation.tracks(for: corpus, detector: detector, jobs: jobs) {
+            tracks[detector] = try Evaluation.tracks(for: corpus, detector: detector, models: base.models, jobs: jobs) {
                 progress(.detector(detector, filesDone: $0, of: total))
             }.tracks
         }
