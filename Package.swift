@@ -47,6 +47,7 @@ let package = Package(
         .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
         .target(
@@ -59,7 +60,9 @@ let package = Package(
             name: "EarshotCodecs",
             dependencies: ["EarshotCore", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC"],
             swiftSettings: strictSwift6),
-        .target(name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP"], swiftSettings: strictSwift6),
+        .target(
+            name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP", "COpenBLAS"],
+            swiftSettings: strictSwift6),
         .target(
             name: "EarshotTranscription",
             dependencies: [

@@ -1,9 +1,10 @@
+import EarshotCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import EarshotCore
 
 /// Silero VAD v6's network (https://github.com/snakers4/silero-vad, MIT), run by Earshot's own
 /// inference on weights from ``SileroModel``: the learned detector, and the default when its model is
@@ -63,6 +64,7 @@ public final class SileroDetector: VoiceActivityDetector {
         }
         self.sampleRate = sampleRate
         self.model = model
+        _ = SileroKernels.singleThreaded
         let total = Self.scratchLayout.reduce(0, +)
         scratch = .allocate(capacity: total)
         scratch.initialize(repeating: 0, count: total)
