@@ -5,6 +5,7 @@ import EarshotVAD
 import Foundation
 import Testing
 
+@testable import EarshotRecognizer
 @testable import EarshotTranscription
 
 /// The done-when checks of long-file transcription, on a recording of the long corpus.

@@ -1,5 +1,4 @@
 import EarshotCore
-import EarshotRecognizer
 
 /// One subtitle: the lines shown from `start` to `end`.
 public struct SubtitleCue: Sendable, Equatable {

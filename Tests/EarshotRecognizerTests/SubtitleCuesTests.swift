@@ -1,8 +1,7 @@
 import EarshotCore
-import EarshotRecognizer
 import Testing
 
-@testable import EarshotTranscription
+@testable import EarshotRecognizer
 
 @Suite struct SubtitleCuesTests {
     /// Words of `length` letters, each 0.3 s long with 0.05 s between, starting at `start` seconds.
