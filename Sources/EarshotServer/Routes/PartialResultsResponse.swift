@@ -27,12 +27,12 @@ extension SpeechToTextRoute {
                     defer { continuation.finish() }
                     do {
                         return .success(
-                            try await stream(
-                                body, makeAudio: makeAudio, context: context,
+                            try await upload.stream(
+                                body, context: context,
                                 onPartial: { text, audioTime in
                                     continuation.yield(
                                         Self.partialLine(text, audioTime: audioTime, responseID: responseID))
-                                }))
+                                }, makeAudio: makeAudio))
                     } catch {
                         return .failure(error)
                     }

@@ -14,15 +14,10 @@ struct SpeechToTextRoute: Sendable {
     let pool: RecognizerPool
     let configuration: ServiceConfiguration
 
-    /// Makes what a request's body is fed to, once a recognizer is lent to it.
-    typealias AudioFactory = @Sendable (PocketSphinxRecognizer) throws -> any RequestAudio
-
-    /// What reading the body ended with.
-    enum Outcome: Sendable {
-        /// `finishing` is the time from the body's end to the final result: the latency the service adds.
-        case recognized(RecognitionResult, audioTime: Double, audioBytes: Int, finishing: Duration)
-        case stalled(UploadPace.Stall)
-    }
+    /// Reads bodies under the upload rules, with recognizers from the pool.
+    var upload: UploadRecognition { UploadRecognition(pool: pool, configuration: configuration) }
+    typealias AudioFactory = UploadRecognition.AudioFactory
+    typealias Outcome = UploadRecognition.Outcome
 
     func respond(_ request: Request, context: ServiceRequestContext) async -> Response {
         let responseID = ServiceIdentifiers.responseID()
@@ -85,7 +80,7 @@ struct SpeechToTextRoute: Sendable {
                 request.body, makeAudio: makeAudio, context: context, responseID: responseID,
                 wordTimes: arguments.flag("WordTimes"), logger: logger)
         }
-        let outcome = try await stream(request.body, makeAudio: makeAudio, context: context)
+        let outcome = try await upload.stream(request.body, context: context, makeAudio: makeAudio)
         let document = try finalDocument(
             outcome, responseID: responseID, wordTimes: arguments.flag("WordTimes"), logger: logger)
         let rendering = RecognitionDocument.Rendering(accept: request.headers[values: .accept])
@@ -102,7 +97,7 @@ struct SpeechToTextRoute: Sendable {
     {
         switch outcome {
         case .stalled(let stall):
-            throw stalledError(stall)
+            throw upload.stalledError(stall)
         case .recognized(let result, let audioTime, let audioBytes, let finishing):
             let document = RecognitionDocument(
                 result: result, responseID: responseID, audioTime: audioTime, audioBytes: audioBytes,
@@ -126,24 +121,10 @@ struct SpeechToTextRoute: Sendable {
         }
     }
 
-    /// Checks `Authorization: Bearer <token>` (the scheme in any case, as the seed's `BEARER`).
-    private func authorize(_ request: Request) async throws {
-        let realm = configuration.realm
-        guard let header = request.headers[.authorization] else {
-            throw ServiceError.unauthorized(realm: realm, reason: "no access token was sent")
-        }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw ServiceError.unauthorized(realm: realm, reason: "the Authorization header is not a Bearer token")
-        }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        switch await authority.authorize(accessToken: token, for: service.scope) {
-        case .authorized: return
-        case .unknownToken: throw ServiceError.unauthorized(realm: realm, reason: "the token is not valid")
-        case .expired: throw ServiceError.unauthorized(realm: realm, reason: "the token has expired")
-        case .wrongScope(let scope):
-            throw ServiceError.unauthorized(
-                realm: realm, reason: "the token grants \(scope), not \(service.scope)")
+    /// Checks `Authorization: Bearer <token>` for this service's scope.
+    private func authorize(_ request: Request) async throws(ServiceError) {
+        if case .failure(let refusal) = await authority.check(request.headers[.authorization], for: service.scope) {
+            throw ServiceError.unauthorized(realm: configuration.realm, reason: refusal.reason)
         }
     }
 

@@ -2,7 +2,23 @@ import EarshotRecognizer
 import Foundation
 import Hummingbird
 
-extension SpeechToTextRoute {
+/// How every recognition route reads its body: into the audio path a factory makes, under the
+/// ``UploadPace`` rules, with a recognizer from the shared pool. The Speech API's routes and the
+/// OpenAI-compatible one differ in how they parse and answer, not in this.
+struct UploadRecognition: Sendable {
+    let pool: RecognizerPool
+    let configuration: ServiceConfiguration
+
+    /// Makes what a request's body is fed to, once a recognizer is lent to it.
+    typealias AudioFactory = @Sendable (PocketSphinxRecognizer) throws -> any RequestAudio
+
+    /// What reading the body ended with.
+    enum Outcome: Sendable {
+        /// `finishing` is the time from the body's end to the final result: the latency the service adds.
+        case recognized(RecognitionResult, audioTime: Double, audioBytes: Int, finishing: Duration)
+        case stalled(UploadPace.Stall)
+    }
+
     /// Reads `body` into a recognition session, chunk by chunk, while a watchdog enforces the
     /// ``UploadPace`` rules. Each chunk is recognized before the next is read, so back-pressure
     /// reaches the client when the recognizer falls behind.
@@ -15,8 +31,8 @@ extension SpeechToTextRoute {
     /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
     /// of audio decoded when it was found.
     func stream(
-        _ body: RequestBody, makeAudio: @escaping AudioFactory, context: ServiceRequestContext,
-        onPartial: (@Sendable (String, Double) -> Void)? = nil
+        _ body: RequestBody, context: ServiceRequestContext, onPartial: (@Sendable (String, Double) -> Void)? = nil,
+        makeAudio: @escaping AudioFactory
     ) async throws -> Outcome {
         let activity = ActivityClock(rules: configuration.uploadRules)
         let pool = self.pool
