@@ -17,8 +17,8 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev l
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps models demo test bench fuzz format corpora\
-	notebooks
+.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps models openai-client demo test bench fuzz format\
+	corpora notebooks
 
 deps:
 	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
@@ -31,10 +31,11 @@ demo: deps models
 
 # The tests build small corpora (TTS, music) and the notebooks run against a real one, so the suite
 # needs the corpora's and the notebooks' packages too. The notebooks use the debug binary the tests built.
+# The official openai Python client drives the service's OpenAI-compatible API in the tests.
 # The service's tests run in a second pass: servers inside the test process need its cooperative
 # threads, which the CPU-bound suites (recognition, corpora) would otherwise hold for seconds at a time,
 # and the hardening suite's `earshot serve` runs with timeouts of a few seconds.
-test: deps corpora-deps notebook-deps models
+test: deps corpora-deps notebook-deps models openai-client
 	swift test --skip EarshotServerTests --skip ServeHardeningTests
 	swift test --skip-build --filter EarshotServerTests --filter ServeHardeningTests
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
@@ -134,3 +135,19 @@ $(SILERO_DIR)/silero_vad.onnx:
 	mv $(SILERO_DIR)/wheel/LICENSE $(SILERO_DIR)/LICENSE
 	mv $(SILERO_DIR)/wheel/silero_vad.onnx $@
 	rm -rf $(SILERO_DIR)/wheel
+
+# The official `openai` Python client (PyPI), which the tests point at `earshot serve`'s /v1: in a venv
+# under the repository (Debian's system Python is externally managed), pinned, made once.
+OPENAI_VERSION := 3.51.0
+VENV := .earshot/venv
+VENV_PACKAGES := python3-venv python3-pip
+
+openai-client: $(VENV)/.openai-$(OPENAI_VERSION)
+
+$(VENV)/.openai-$(OPENAI_VERSION):
+	@dpkg -s $(VENV_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(VENV_PACKAGES); }
+	/usr/bin/python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet openai==$(OPENAI_VERSION)
+	touch $@

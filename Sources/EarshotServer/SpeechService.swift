@@ -3,10 +3,11 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// The reference recognition service: the Speech API v3 of the AT&T document, served by Hummingbird.
+/// The reference recognition service: the Speech API v3 of the AT&T document, and OpenAI's
+/// transcription API, served by Hummingbird.
 ///
-/// Routes: `POST /oauth/token`, `POST /speech/v3/speechToText` and
-/// `POST /speech/v3/speechToTextCustom`. One token authority and one
+/// Routes: `POST /oauth/token`, `POST /speech/v3/speechToText`, `POST /speech/v3/speechToTextCustom`,
+/// and the OpenAI-compatible `POST /v1/audio/transcriptions` and `GET /v1/models`. One token authority and one
 /// bounded recognizer pool are shared by all requests. Run it with ``run(onListening:)`` under a
 /// `ServiceGroup` (swift-service-lifecycle), which stops it gracefully on SIGINT or SIGTERM:
 /// in-flight requests finish, new connections are refused.
@@ -40,7 +41,14 @@ public struct SpeechService: Sendable {
             service: .speechToText, authority: authority, pool: pool, configuration: configuration)
         let custom = SpeechToTextRoute(
             service: .speechToTextCustom, authority: authority, pool: pool, configuration: configuration)
+        let openAI = TranscriptionRoute(
+            authority: authority, upload: UploadRecognition(pool: pool, configuration: configuration),
+            configuration: configuration)
         router.post("/oauth/token") { request, context in try await oauth.respond(request, context: context) }
+        router.post("/v1/audio/transcriptions") { request, context in
+            await openAI.transcribe(request, context: context)
+        }
+        router.get("/v1/models") { request, _ in await openAI.models(request) }
         router.post("/speech/v3/speechToText") { request, context in await speech.respond(request, context: context) }
         router.post("/speech/v3/speechToTextCustom") { request, context in
             await custom.respond(request, context: context)

@@ -1,0 +1,68 @@
+/// The options of an OpenAI transcription request, read from its form fields and checked as each
+/// arrives; a bad value is a 400 naming the field.
+struct TranscriptionOptions: Sendable, Equatable {
+    enum ResponseFormat: String, Sendable, CaseIterable {
+        case json, text, srt, verboseJSON = "verbose_json", vtt
+    }
+
+    enum Granularity: String, Sendable, CaseIterable {
+        case word, segment
+    }
+
+    var model: String?
+    var language: String?
+    var prompt: String?
+    var responseFormat = ResponseFormat.json
+    var temperature = 0.0
+    var granularities: Set<Granularity> = []
+
+    /// Languages the embedded recognizer speaks, as ISO-639-1 codes.
+    static let languages = ["en"]
+
+    /// Sets field `name`. Fields this service does not know are ignored, as OpenAI-compatible servers
+    /// commonly do (clients send provider-specific extras).
+    mutating func set(_ name: String, to value: String, modelIDs: [String]) throws(ServiceError) {
+        switch name {
+        case "model":
+            guard modelIDs.contains(value) else {
+                throw .badRequest(
+                    "model \(quoted(value)) does not exist here; expected one of \(modelIDs.joined(separator: ", ")) "
+                        + "(GET /v1/models lists them)", variables: "model")
+            }
+            model = value
+        case "language":
+            guard Self.languages.contains(value.lowercased()) else {
+                throw .badRequest(
+                    "language \(quoted(value)) is not recognized by this service; expected "
+                        + Self.languages.joined(separator: ", ") + " (ISO-639-1) or no language field",
+                    variables: "language")
+            }
+            language = value.lowercased()
+        case "prompt":
+            prompt = value
+        case "response_format":
+            guard let format = ResponseFormat(rawValue: value) else {
+                throw .badRequest(
+                    "response_format \(quoted(value)) is not one of "
+                        + ResponseFormat.allCases.map(\.rawValue).joined(separator: ", "), variables: "response_format")
+            }
+            responseFormat = format
+        case "temperature":
+            guard let number = Double(value), (0...1).contains(number) else {
+                throw .badRequest("temperature \(quoted(value)) is not a number from 0 to 1", variables: "temperature")
+            }
+            temperature = number
+        case "timestamp_granularities[]", "timestamp_granularities":
+            guard let granularity = Granularity(rawValue: value) else {
+                throw .badRequest(
+                    "timestamp_granularities[] \(quoted(value)) is not word or segment",
+                    variables: "timestamp_granularities[]")
+            }
+            granularities.insert(granularity)
+        default:
+            break
+        }
+    }
+
+    private func quoted(_ value: String) -> String { "\"\(value.prefix(80))\"" }
+}

@@ -1,0 +1,162 @@
+import EarshotRecognizer
+import Foundation
+import Hummingbird
+import Logging
+import NIOHTTP1
+
+/// `POST /v1/audio/transcriptions` and `GET /v1/models`: OpenAI's transcription API over the same
+/// recognizer pool, upload rules and tokens as the Speech API.
+///
+/// The key is `Authorization: Bearer …` with an access token of scope `SPEECH` from `/oauth/token`,
+/// so one credential serves both APIs. The `file` part streams into a recognizer as it arrives (see
+/// ``TranscriptionUpload``), under the same ``UploadRecognition`` rules: lease after the first bytes,
+/// 503 with `Retry-After` when every recognizer is busy, 408 for a stalled upload, 413 past the
+/// audio limit. Errors come in OpenAI's shape (``OpenAIError``).
+struct TranscriptionRoute: Sendable {
+    let authority: TokenAuthority
+    let upload: UploadRecognition
+    let configuration: ServiceConfiguration
+
+    /// The model ids this service answers to: its one recognizer, named after its acoustic model.
+    var modelIDs: [String] { [Self.modelID(of: configuration.recognizer)] }
+
+    /// `pocketsphinx-` and the acoustic model directory's name: `pocketsphinx-en-us` for Debian's model.
+    static func modelID(of recognizer: PocketSphinxConfiguration) -> String {
+        "pocketsphinx-" + (recognizer.acousticModel as NSString).lastPathComponent
+    }
+
+    func transcribe(_ request: Request, context: ServiceRequestContext) async -> Response {
+        var logger = context.logger
+        let responseID = ServiceIdentifiers.responseID()
+        logger[metadataKey: "response_id"] = "\(responseID)"
+        let started = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await recognize(request, context: context, logger: logger)
+        } catch let error as ServiceError {
+            logger.info(
+                "request refused", metadata: ["status": "\(error.status.code)", "text": "\(error.text)"])
+            response = OpenAIError.response(for: error)
+        } catch let error as HTTPParserError {
+            logger.info("upload abandoned by the client", metadata: ["error": "\(error)"])
+            response = OpenAIError.response(
+                for: .badRequest("the request body ended before its end: \(error)", variables: "file"))
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(error)"])
+            response = OpenAIError.response(
+                for: ServiceError(
+                    status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
+                    text: "the recognizer failed: \(error)"))
+        }
+        response.headers[ServiceIdentifiers.responseIDField] = responseID
+        logger.info(
+            "answered", metadata: ["status": "\(response.status.code)", "elapsed": "\(ContinuousClock.now - started)"])
+        return response
+    }
+
+    func models(_ request: Request) async -> Response {
+        do {
+            try await authorize(request)
+        } catch {
+            return OpenAIError.response(for: error)
+        }
+        // `created`: when the acoustic model was installed (its mdef file's modification time).
+        let mdef = (configuration.recognizer.acousticModel as NSString).appendingPathComponent("mdef")
+        let installed = (try? FileManager.default.attributesOfItem(atPath: mdef)[.modificationDate] as? Date)
+        let list = ModelList(
+            data: modelIDs.map { ModelList.Model(id: $0, created: Int(installed?.timeIntervalSince1970 ?? 0)) })
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(list)) ?? Data()
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    struct ModelList: Codable, Equatable {
+        struct Model: Codable, Equatable {
+            var id: String
+            var object = "model"
+            var created: Int
+            var ownedBy = "earshot"
+
+            enum CodingKeys: String, CodingKey {
+                case id, object, created
+                case ownedBy = "owned_by"
+            }
+        }
+        var object = "list"
+        var data: [Model]
+    }
+
+    private func recognize(_ request: Request, context: ServiceRequestContext, logger: Logger) async throws
+        -> Response
+    {
+        try await authorize(request)
+        let header = request.headers[.contentType] ?? ""
+        let media = MediaType(header: header)
+        guard media.type == "multipart/form-data", let boundary = media.parameters["boundary"],
+            (1...70).contains(boundary.count)
+        else {
+            throw ServiceError.badRequest(
+                "Content-Type \(header.isEmpty ? "(none)" : header) is not accepted; expected multipart/form-data; "
+                    + "boundary=… with a file part and a model field", variables: "Content-Type")
+        }
+        guard await upload.pool.canLend else {
+            throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds)
+        }
+        let settled = Settled<TranscriptionOptions>()
+        let maxAudioDuration = configuration.maxAudioDuration
+        let modelIDs = self.modelIDs
+        let outcome = try await upload.stream(request.body, context: context) { recognizer in
+            TranscriptionUpload(
+                boundary: boundary, recognizer: recognizer, maxAudioDuration: maxAudioDuration, modelIDs: modelIDs,
+                settled: settled)
+        }
+        switch outcome {
+        case .stalled(let stall):
+            throw upload.stalledError(stall)
+        case .recognized(let result, let audioTime, let audioBytes, let finishing):
+            let options = settled.value ?? TranscriptionOptions()
+            logger.info(
+                "recognized",
+                metadata: [
+                    "audio_time": "\(audioTime)", "audio_bytes": "\(audioBytes)", "finishing": "\(finishing)",
+                    "response_format": "\(options.responseFormat.rawValue)",
+                ])
+            let (body, contentType) = try TranscriptionResponse(
+                result: result, duration: audioTime, options: options
+            ).rendered()
+            var headers = HTTPFields()
+            headers[.contentType] = contentType
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+    }
+
+    /// Checks the Bearer key: an access token of scope `SPEECH`. A 401 says why.
+    private func authorize(_ request: Request) async throws(ServiceError) {
+        let reason: String
+        switch await authority.check(request.headers[.authorization], for: .speech) {
+        case .success: return
+        case .failure(let refusal): reason = refusal.reason
+        }
+        var error = ServiceError.unauthorized(realm: configuration.realm, reason: reason)
+        error.text =
+            "Incorrect API key provided: \(reason); use an access token of scope SPEECH from POST /oauth/token "
+            + "as the API key"
+        error.variables = ""
+        throw error
+    }
+}
+
+/// A value one task hands to another after its work is done (the options a request's form fields
+/// set, read once its body has been recognized).
+final class Settled<Value: Sendable>: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var stored: Value?
+
+    var value: Value? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

@@ -1,0 +1,150 @@
+import EarshotCodecs
+import EarshotCore
+import EarshotRecognizer
+
+/// The body of `POST /v1/audio/transcriptions` (OpenAI's audio API): `multipart/form-data` with the
+/// audio in a `file` part and the options as text fields, in any order.
+///
+/// The audio streams into a ``RecognitionSession`` as it arrives, like a Speech to Text body; its
+/// format is read from its first bytes (WAV at any rate and channel count, FLAC, Ogg Opus, Ogg
+/// Speex, AMR), because clients label it loosely (`application/octet-stream`, a file name). Fields
+/// are small and read whole; each is checked when it ends, so a bad value is refused before the
+/// audio that follows it is decoded. Errors are ``ServiceError``s naming the field in `variables`.
+final class TranscriptionUpload: RequestAudio {
+    /// Bytes a text field may hold (a prompt is a few hundred tokens).
+    static let fieldLimit = 16 * 1024
+    /// Bytes of the file held before its format is judged: enough for any header ``CodecFormat/sniff(_:)``
+    /// reads.
+    static let sniffLength = 512
+
+    private var reader: MultipartReader
+    private let recognizer: PocketSphinxRecognizer
+    private let maxAudioDuration: Double
+    private let modelIDs: [String]
+    /// The options read so far, handed to `settled` as each field is read.
+    private var options = TranscriptionOptions()
+    private let settled: Settled<TranscriptionOptions>
+    private var field: String?
+    private var collected: [UInt8] = []
+    private var inFile = false
+    private var fileHead: [UInt8] = []
+    private var session: RecognitionSession?
+
+    init(
+        boundary: String, recognizer: PocketSphinxRecognizer, maxAudioDuration: Double, modelIDs: [String],
+        settled: Settled<TranscriptionOptions>
+    ) {
+        reader = MultipartReader(boundary: boundary)
+        self.settled = settled
+        self.recognizer = recognizer
+        self.maxAudioDuration = maxAudioDuration
+        self.modelIDs = modelIDs
+    }
+
+    var audioBytes: Int { session?.audioBytes ?? fileHead.count }
+    var audioTime: Double { session?.audioTime ?? 0 }
+
+    func consume(_ bytes: [UInt8]) throws {
+        let events: [MultipartReader.Event]
+        do {
+            events = try reader.consume(bytes)
+        } catch {
+            throw ServiceError.badRequest("malformed multipart/form-data body: \(error.message)", variables: "file")
+        }
+        for event in events {
+            switch event {
+            case .partBegan(let headers): try begin(headers)
+            case .bytes(let chunk): try receive(chunk)
+            case .partEnded: try end()
+            }
+        }
+    }
+
+    func partialText() throws -> String? { try session?.partialText() }
+
+    func finish() throws -> RecognitionResult {
+        do {
+            try reader.finish()
+        } catch {
+            throw ServiceError.badRequest("malformed multipart/form-data body: \(error.message)", variables: "file")
+        }
+        guard options.model != nil else {
+            throw ServiceError.badRequest(
+                "you must provide a model parameter; expected one of \(modelIDs.joined(separator: ", "))",
+                variables: "model")
+        }
+        guard let session else {
+            throw ServiceError.badRequest("the request has no file part holding the audio", variables: "file")
+        }
+        return try session.finish()
+    }
+
+    func abandon() { session?.abandon() }
+
+    private func begin(_ headers: [String: String]) throws {
+        let disposition = MediaType(header: headers["content-disposition"] ?? "")
+        guard let name = disposition.parameters["name"] else {
+            throw ServiceError.badRequest(
+                "a part has no Content-Disposition name; expected form-data; name=\"file\" and the like",
+                variables: "file")
+        }
+        if name == "file" {
+            guard session == nil, !inFile else {
+                throw ServiceError.badRequest("the request has more than one file part", variables: "file")
+            }
+            inFile = true
+        } else {
+            field = name
+            collected = []
+        }
+    }
+
+    private func receive(_ chunk: [UInt8]) throws {
+        if inFile {
+            if let session { return try session.consume(chunk) }
+            fileHead += chunk
+            if fileHead.count >= Self.sniffLength { try startRecognizing() }
+            return
+        }
+        collected += chunk
+        if collected.count > Self.fieldLimit {
+            var error = ServiceError.badRequest(
+                "field \(field ?? "") is longer than \(Self.fieldLimit) bytes", variables: field ?? "")
+            error.status = .contentTooLarge
+            throw error
+        }
+    }
+
+    private func end() throws {
+        if inFile {
+            if session == nil { try startRecognizing() }
+            inFile = false
+            return
+        }
+        guard let name = field else { return }
+        field = nil
+        try options.set(name, to: String(decoding: collected, as: UTF8.self), modelIDs: modelIDs)
+        settled.value = options
+        collected = []
+    }
+
+    /// The file's first bytes have arrived: judge its format and start decoding.
+    private func startRecognizing() throws {
+        guard let format = CodecFormat.sniff(fileHead),
+            [.wav, .flac, .opus, .oggSpeex, .amr].contains(format)
+        else {
+            throw ServiceError.badRequest(
+                fileHead.isEmpty
+                    ? "the file part is empty; expected audio"
+                    : "the file is not audio this service decodes; expected WAV, FLAC, Ogg Opus, Ogg Speex or AMR "
+                        + "(convert others first, e.g. ffmpeg -i in.mp3 -ar 16000 -ac 1 out.wav)",
+                variables: "file")
+        }
+        let session = try RecognitionSession(
+            contentType: AudioContentType(format: format), recognizer: recognizer, maxAudioDuration: maxAudioDuration)
+        self.session = session
+        let head = fileHead
+        fileHead = []
+        try session.consume(head)
+    }
+}
