@@ -8,6 +8,15 @@ import NIOPosix
 
 /// Maps what AsyncHTTPClient and NIO throw to the SDK's error codes.
 enum HTTPFailure {
+    /// The `errno` of a failed connection attempt, whether NIO reports it bare or per address tried.
+    static func connectErrno(_ error: any Error) -> Int32? {
+        if let error = error as? IOError { return error.errnoCode }
+        if let error = error as? NIOConnectionError {
+            return error.connectionErrors.lazy.compactMap { ($0.error as? IOError)?.errnoCode }.first
+        }
+        return nil
+    }
+
     static func classify(_ error: any Error, during what: String) -> SpeechClientError {
         if let error = error as? SpeechClientError { return error }
         if error is CancellationError { return .canceledByUser }
@@ -26,14 +35,17 @@ enum HTTPFailure {
             }
             return .noResponseFromServer("\(what) failed: \(error)")
         }
-        if let error = error as? IOError,
-            [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT, EADDRNOTAVAIL].contains(error.errnoCode)
+        if let code = connectErrno(error),
+            [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT, EADDRNOTAVAIL].contains(code)
         {
-            return .connectionFailure("could not connect for \(what): \(error)")
+            // NIO's own description ("connection reset (error set): Connection refused) (errno: 111)")
+            // reads badly; the C library's words do not.
+            return .connectionFailure("could not connect for \(what): \(String(cString: strerror(code)).lowercased())")
         }
         if error is NIOConnectionError || error is IOError || error is ChannelError {
-            if let channel = error as? ChannelError, channel == .ioOnClosedChannel || channel == .eof
-                || channel == .outputClosed || channel == .alreadyClosed
+            if let channel = error as? ChannelError,
+                channel == .ioOnClosedChannel || channel == .eof
+                    || channel == .outputClosed || channel == .alreadyClosed
             {
                 return .noResponseFromServer("the server closed the connection during \(what)")
             }

@@ -35,6 +35,10 @@ public final class SpeechClient: Sendable {
             read: .milliseconds(Int64(configuration.serverResponseTimeout * 1000)))
         // The service's address is given; never follow a redirect elsewhere with the user's audio.
         settings.redirectConfiguration = .disallow
+        // A refused connection fails the request at once: AsyncHTTPClient would otherwise try again and
+        // again until the connect timeout (47 s per segment against a dead port). Retries are ours, with
+        // their own back-off and a message per attempt.
+        settings.connectionPool.retryConnectionEstablishment = false
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
         if case .credentials(let key, let secret, let scope, let tokenURL) = configuration.authorization {
             tokens = TokenProvider(

@@ -15,7 +15,7 @@ import Synchronization
 /// evenly over the segment.
 ///
 /// A segment refused as busy (503, also 502 and 504) or lost to a connection failure or a timeout is
-/// sent again after 1, 2, 4 … × ``backoff`` seconds, up to ``retries`` times; any other failure, or the
+/// sent again after 1, 2, 4 … × ``backoff`` seconds (× 0.25 s at most after a connection failure), up to ``retries`` times; any other failure, or the
 /// last retry's, throws `.recognizerFailed` with the service's error (the scheduler adds the segment's
 /// time range).
 public final class ServiceTranscriber: SegmentTranscriber {
@@ -66,7 +66,11 @@ public final class ServiceTranscriber: SegmentTranscriber {
             case .success(let response):
                 return try Self.result(response, audio: audio)
             case .failure(let error) where Self.isTransient(error) && attempt < retries:
-                let pause = backoff * pow(2, Double(attempt))
+                // A connection failure has taken its own time already (refused at once, or the connect
+                // timeout), so a service that is restarting is tried again soon (0.25, 0.5, 1 s …); a
+                // busy or failing one is given longer.
+                let base = Self.isConnectionFailure(error) ? min(backoff, 0.25) : backoff
+                let pause = base * pow(2, Double(attempt))
                 attempt += 1
                 onRetry("segment \(range): \(error); retrying in \(pause.formatted()) s (\(attempt) of \(retries))")
                 try Self.sleep(pause, cancellation: cancellation)
@@ -75,6 +79,11 @@ public final class ServiceTranscriber: SegmentTranscriber {
                 throw EarshotError(.recognizerFailed, "\(error)\(attempts)")
             }
         }
+    }
+
+    static func isConnectionFailure(_ error: SpeechClientError) -> Bool {
+        if case .connectionFailure = error { return true }
+        return false
     }
 
     /// Busy or unreachable, worth another try; everything else would fail again the same way.

@@ -26,8 +26,8 @@ struct Transcribe: ParsableCommand {
             With --service URL, each segment is sent instead to a recognition service (such as earshot serve) \
             as one request — FLAC unless --audio-format says otherwise — on --jobs connections at once, asking \
             for word times (X-Arg: WordTimes=true) to place subtitles. A segment the service refuses as busy \
-            (503) or loses to a connection failure or timeout is sent again after 1, 2, 4 … s, up to --retries \
-            times; a segment that still fails is reported with its time range, and the recording's transcript \
+            (503) or loses to a timeout is sent again after 1, 2, 4 … s, and one refused a connection after \
+            0.25, 0.5, 1 … s, up to --retries times; a segment that still fails is reported with its time range, and the recording's transcript \
             is not written (exit status 3).
 
             Formats: text (one line per segment; with several files, each under a "==> FILE <==" line), \

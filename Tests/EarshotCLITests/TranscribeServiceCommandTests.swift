@@ -32,7 +32,9 @@ import Testing
         defer { directory.remove() }
         let long = try longFile(in: directory)
         let remote = try json(
-            earshot(["transcribe", "--detector", "spectral", "--format", "json", long] + ListenAndBenchCommandTests.service(server)))
+            earshot(
+                ["transcribe", "--detector", "spectral", "--format", "json", long]
+                    + ListenAndBenchCommandTests.service(server)))
         let local = try json(earshot(["transcribe", "--detector", "spectral", "--format", "json", long]))
 
         let parameters = try #require(remote["parameters"] as? [String: Any])
@@ -55,7 +57,8 @@ import Testing
         // Subtitles from the service's word times parse, and start where the speech does.
         let srt = directory.file("out.srt")
         let subtitles = try earshot(
-            ["transcribe", "--detector", "spectral", "--format", "srt", "-o", srt, long] + ListenAndBenchCommandTests.service(server))
+            ["transcribe", "--detector", "spectral", "--format", "srt", "-o", srt, long]
+                + ListenAndBenchCommandTests.service(server))
         #expect(subtitles.status == 0, "\(subtitles.standardError)")
         let written = try String(contentsOfFile: srt, encoding: .utf8)
         #expect(written.hasPrefix("1\n00:00:00,"))
@@ -74,7 +77,8 @@ import Testing
         // Six retries wait up to 63 s in all, so a loaded machine's slow recognizer cannot exhaust them.
         let result = try earshot(
             [
-                "transcribe", "--detector", "spectral", "--jobs", "3", "--retries", "6", "--max-segment-duration", "8", "--min-segment-duration",
+                "transcribe", "--detector", "spectral", "--jobs", "3", "--retries", "6", "--max-segment-duration", "8",
+                "--min-segment-duration",
                 "2",
                 "--format", "json", try longFile(in: directory),
             ] + ListenAndBenchCommandTests.service(server))
@@ -108,7 +112,8 @@ import Testing
             result.standardError.range(of: pattern, options: .regularExpression) != nil, "\(result.standardError)")
         #expect(!FileManager.default.fileExists(atPath: output), "a shortened transcript must not be written")
 
-        // Nothing listening: each attempt is a ConnectionFailure, retried, then reported.
+        // Nothing listening: each attempt is a ConnectionFailure, refused at once, retried soon, then
+        // reported naming the connection, rather than waiting out a connect timeout on every try.
         let unreachable = try earshot(
             [
                 "transcribe", "--service", "http://127.0.0.1:9/speech/v3/speechToText", "--token", "x",
@@ -118,7 +123,11 @@ import Testing
         let lines = unreachable.standardError.split(separator: "\n")
         #expect(lines.count == 2, "\(unreachable.standardError)")
         #expect(lines.first?.hasPrefix("earshot: segment 0.00–2.99 s: ConnectionFailure: ") == true)
-        #expect(lines.first?.hasSuffix("; retrying in 1 s (1 of 1)") == true)
+        #expect(
+            lines.first?.hasSuffix(
+                "could not connect for the recognition request to http://127.0.0.1:9/speech/v3/speechToText: "
+                    + "connection refused; "
+                    + "retrying in 0.25 s (1 of 1)") == true, "\(unreachable.standardError)")
         #expect(lines.last?.contains(": segment 0.00–2.99 s: ConnectionFailure: ") == true)
         #expect(lines.last?.hasSuffix(" (after 2 attempts)") == true, "\(unreachable.standardError)")
     }
