@@ -50,6 +50,8 @@ let package = Package(
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
+        // The JSON both sides of a recognition API read and write (OpenAI's transcription API), as Codable types.
+        .target(name: "EarshotWire", swiftSettings: strictSwift6),
         .target(
             name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile", "CALSA"],
             swiftSettings: strictSwift6),
@@ -67,6 +69,7 @@ let package = Package(
             name: "EarshotTranscription",
             dependencies: [
                 "EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotCodecs", "EarshotClient",
+                "EarshotWire",
             ],
             swiftSettings: strictSwift6),
         .target(
@@ -79,7 +82,7 @@ let package = Package(
         .target(
             name: "EarshotServer",
             dependencies: [
-                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer",
+                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,7 +94,7 @@ let package = Package(
         .target(
             name: "EarshotClient",
             dependencies: [
-                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotVAD", "EarshotIO",
+                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotVAD", "EarshotIO", "EarshotWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "NIOCore", package: "swift-nio"),

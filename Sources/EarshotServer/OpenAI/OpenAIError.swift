@@ -1,3 +1,4 @@
+import EarshotWire
 import Foundation
 import Hummingbird
 
@@ -6,24 +7,7 @@ import Hummingbird
 /// `WWW-Authenticate`, `Connection: close`) of the ``ServiceError`` it renders. The official clients
 /// raise by status (400 `BadRequestError`, 401 `AuthenticationError`, 413, 503 …) and show `message`.
 enum OpenAIError {
-    struct Body: Codable, Equatable {
-        struct Detail: Codable, Equatable {
-            var message: String
-            var type: String
-            var param: String?
-            var code: String?
-
-            /// `param` and `code` are written as `null` when absent, as OpenAI writes them.
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(message, forKey: .message)
-                try container.encode(type, forKey: .type)
-                try container.encode(param, forKey: .param)
-                try container.encode(code, forKey: .code)
-            }
-        }
-        var error: Detail
-    }
+    typealias Body = OpenAITranscription.ErrorBody
 
     static func body(for error: ServiceError) -> Body {
         let type: String

@@ -1,4 +1,5 @@
 import EarshotRecognizer
+import EarshotWire
 import Foundation
 
 /// The answer to an OpenAI transcription request in the `response_format` it asked for: `json`
@@ -16,40 +17,10 @@ struct TranscriptionResponse {
     let duration: Double
     let options: TranscriptionOptions
 
-    struct Segment: Codable, Equatable {
-        var id: Int
-        var seek: Int
-        var start: Double
-        var end: Double
-        var text: String
-        var temperature: Double
-        var avgLogprob: Double
-
-        enum CodingKeys: String, CodingKey {
-            case id, seek, start, end, text, temperature
-            case avgLogprob = "avg_logprob"
-        }
-    }
-
-    struct Word: Codable, Equatable {
-        var word: String
-        var start: Double
-        var end: Double
-    }
-
-    /// The `verbose_json` document.
-    struct Verbose: Codable, Equatable {
-        var task = "transcribe"
-        var language: String
-        var duration: Double
-        var text: String
-        var segments: [Segment]?
-        var words: [Word]?
-    }
-
-    struct Plain: Codable, Equatable {
-        var text: String
-    }
+    typealias Segment = OpenAITranscription.Segment
+    typealias Word = OpenAITranscription.Word
+    typealias Verbose = OpenAITranscription.Verbose
+    typealias Plain = OpenAITranscription.Plain
 
     /// The body and its media type.
     func rendered() throws -> (body: Data, contentType: String) {

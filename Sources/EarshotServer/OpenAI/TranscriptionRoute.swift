@@ -1,4 +1,5 @@
 import EarshotRecognizer
+import EarshotWire
 import Foundation
 import Hummingbird
 import Logging
@@ -73,21 +74,7 @@ struct TranscriptionRoute: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    struct ModelList: Codable, Equatable {
-        struct Model: Codable, Equatable {
-            var id: String
-            var object = "model"
-            var created: Int
-            var ownedBy = "earshot"
-
-            enum CodingKeys: String, CodingKey {
-                case id, object, created
-                case ownedBy = "owned_by"
-            }
-        }
-        var object = "list"
-        var data: [Model]
-    }
+    typealias ModelList = OpenAITranscription.ModelList
 
     private func recognize(_ request: Request, context: ServiceRequestContext, logger: Logger) async throws
         -> Response
