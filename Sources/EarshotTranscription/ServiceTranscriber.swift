@@ -5,6 +5,7 @@ import EarshotCore
 import EarshotDSP
 import EarshotRecognizer
 import EarshotVAD
+import EarshotWire
 import Foundation
 import Synchronization
 
@@ -19,30 +20,60 @@ import Synchronization
 /// last retry's, throws `.recognizerFailed` with the service's error (the scheduler adds the segment's
 /// time range).
 public final class ServiceTranscriber: SegmentTranscriber {
+    /// Which protocol the service speaks, and how to reach it.
+    public enum Backend: Sendable {
+        /// The Speech API v3 (`…/speech/v3/speechToText[Custom]`), as `earshot serve` and the SDK.
+        case speechAPI(SpeechRequestConfiguration)
+        /// OpenAI's transcription API (`…/v1/audio/transcriptions`): each segment is posted in
+        /// `audioFormat` with `verbose_json` and word timestamps asked for. `credentials`, when there is
+        /// no API key, fetch a `SPEECH` token from the host's `/oauth/token` (for `earshot serve`).
+        case openAI(
+            OpenAITranscriptionClient.Configuration, audioFormat: CodecFormat,
+            credentials: (appKey: String, secret: String)?)
+    }
+
     /// Attempts after the first for a transient failure.
     public let retries: Int
     /// The first pause before a retry, in seconds; each later one doubles it.
     public let backoff: Double
-    private let client: SpeechClient
+    private let client: Client
     private let onRetry: @Sendable (String) -> Void
 
-    /// Checks `configuration` (throws `.invalidParameter` naming the property); `onRetry` hears a line
-    /// for each retry ("segment 25.10–50.22 s: HTTP 503 …; retrying in 2 s").
+    private enum Client {
+        case speechAPI(SpeechClient)
+        case openAI(OpenAITranscriptionClient, CodecFormat)
+    }
+
+    /// Checks the backend's configuration (throws `.invalidParameter` naming the property); `onRetry`
+    /// hears a line for each retry ("segment 25.10–50.22 s: HTTP 503 …; retrying in 2 s").
     public init(
-        configuration: SpeechRequestConfiguration, retries: Int = 3, backoff: Double = 1,
+        backend: Backend, retries: Int = 3, backoff: Double = 1,
         onRetry: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
         guard retries >= 0 else { throw EarshotError(.invalidParameter, "retries: expected 0 or more, got \(retries)") }
-        var configuration = configuration
-        configuration.extraArguments.append((name: "WordTimes", value: "true"))
         do {
-            client = try SpeechClient(configuration: configuration)
+            switch backend {
+            case .speechAPI(var configuration):
+                configuration.extraArguments.append((name: "WordTimes", value: "true"))
+                client = .speechAPI(try SpeechClient(configuration: configuration))
+            case .openAI(let configuration, let format, let credentials):
+                client = .openAI(
+                    try OpenAITranscriptionClient(configuration: configuration, credentials: credentials), format)
+            }
         } catch {
             throw EarshotError(.invalidParameter, error.description)
         }
         self.retries = retries
         self.backoff = backoff
         self.onRetry = onRetry
+    }
+
+    /// The Speech API client for `configuration`.
+    public convenience init(
+        configuration: SpeechRequestConfiguration, retries: Int = 3, backoff: Double = 1,
+        onRetry: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws {
+        try self.init(backend: .speechAPI(configuration), retries: retries, backoff: backoff, onRetry: onRetry)
     }
 
     public func beginRecording() throws {}
@@ -52,19 +83,20 @@ public final class ServiceTranscriber: SegmentTranscriber {
     {
         let audio = segment.audio
         let range = describe(segment.start..<segment.end)
-        let (bytes, contentType) = try Self.encode(audio, as: client.configuration.audioFormat)
+        let format: CodecFormat
+        switch client {
+        case .speechAPI(let speech): format = speech.configuration.audioFormat
+        case .openAI(_, let chosen): format = chosen
+        }
+        let (bytes, contentType) = try Self.encode(audio, as: format)
         var attempt = 0
         while true {
             try cancellation.check()
-            let interaction: SpeechInteraction
-            do {
-                interaction = try client.start(audioData: bytes, contentType: contentType)
-            } catch {
-                throw EarshotError(.recognizerFailed, "\(error)")
-            }
-            switch try Self.outcome(of: interaction, cancellation: cancellation) {
-            case .success(let response):
-                return try Self.result(response, audio: audio)
+            switch try recognize(
+                bytes, contentType: contentType, format: format, audio: audio, cancellation: cancellation)
+            {
+            case .success(let result):
+                return result
             case .failure(let error) where Self.isTransient(error) && attempt < retries:
                 // A connection failure has taken its own time already (refused at once, or the connect
                 // timeout), so a service that is restarting is tried again soon (0.25, 0.5, 1 s …); a
@@ -78,6 +110,37 @@ public final class ServiceTranscriber: SegmentTranscriber {
                 let attempts = attempt == 0 ? "" : " (after \(attempt + 1) attempts)"
                 throw EarshotError(.recognizerFailed, "\(error)\(attempts)")
             }
+        }
+    }
+
+    /// One attempt with the backend.
+    private func recognize(
+        _ bytes: [UInt8], contentType: String, format: CodecFormat, audio: AudioBuffer,
+        cancellation: TranscriptionCancellation
+    ) throws -> Result<RecognitionResult, SpeechClientError> {
+        switch client {
+        case .speechAPI(let speech):
+            let interaction: SpeechInteraction
+            do {
+                interaction = try speech.start(audioData: bytes, contentType: contentType)
+            } catch {
+                throw EarshotError(.recognizerFailed, "\(error)")
+            }
+            switch try Self.outcome(of: interaction, cancellation: cancellation) {
+            case .success(let response): return .success(try Self.result(response, audio: audio))
+            case .failure(let error): return .failure(error)
+            }
+        case .openAI(let openAI, _):
+            let fileName = "segment." + format.fileExtension
+            let reply = try Self.wait(cancellation: cancellation) {
+                () async -> Result<OpenAITranscription.Verbose, SpeechClientError> in
+                do throws(SpeechClientError) {
+                    return .success(try await openAI.transcribe(bytes, fileName: fileName, contentType: contentType))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return reply.map { Self.result($0, audio: audio) }
         }
     }
 
@@ -99,7 +162,7 @@ public final class ServiceTranscriber: SegmentTranscriber {
     private static func outcome(of interaction: SpeechInteraction, cancellation: TranscriptionCancellation) throws
         -> Result<SpeechResponse, SpeechClientError>
     {
-        let box = OutcomeBox()
+        let box = OutcomeBox<SpeechResponse>()
         let done = DispatchSemaphore(value: 0)
         Task {
             for await event in interaction.events {
@@ -115,6 +178,26 @@ public final class ServiceTranscriber: SegmentTranscriber {
             }
         }
         return box.value ?? .failure(.noResponseFromServer("the interaction ended without an answer"))
+    }
+
+    /// Blocks the worker thread until `operation` ends, or until `cancellation` is set (which cancels it).
+    private static func wait<Value: Sendable>(
+        cancellation: TranscriptionCancellation,
+        _ operation: @escaping @Sendable () async -> Result<Value, SpeechClientError>
+    ) throws -> Result<Value, SpeechClientError> {
+        let box = OutcomeBox<Value>()
+        let done = DispatchSemaphore(value: 0)
+        let task = Task {
+            box.set(await operation())
+            done.signal()
+        }
+        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if cancellation.isCancelled {
+                task.cancel()
+                throw TranscriptionCancellation.cancelledError
+            }
+        }
+        return box.value ?? .failure(.noResponseFromServer("the request ended without an answer"))
     }
 
     private static func sleep(_ seconds: Double, cancellation: TranscriptionCancellation) throws {
@@ -178,6 +261,44 @@ public final class ServiceTranscriber: SegmentTranscriber {
     }
 }
 
+extension ServiceTranscriber {
+    /// An OpenAI `verbose_json` answer as a result in the recording's media time: its words where the
+    /// server gives word times, else each segment's words spread over the segment, else the text's
+    /// words spread over the whole segment. Confidence is not part of the API: words get 0, the
+    /// hypothesis nil.
+    static func result(_ reply: OpenAITranscription.Verbose, audio: AudioBuffer) -> RecognitionResult {
+        var result = RecognitionResult(hypotheses: [], start: audio.startTime, end: audio.endTime, isPartial: false)
+        let text = reply.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !text.isEmpty else { return result }
+        let duration = audio.duration
+        let rate = audio.format.sampleRate
+        func time(_ seconds: Double) -> MediaTime {
+            let frame = Int64((min(max(seconds, 0), duration) * Double(rate)).rounded())
+            return MediaTime(frame: audio.startFrame + frame, sampleRate: rate)
+        }
+        var timed: [(word: String, start: Double, end: Double)] = []
+        if let words = reply.words, !words.isEmpty {
+            timed = words.map { ($0.word.trimmingCharacters(in: .whitespaces), $0.start, $0.end) }
+        } else if let segments = reply.segments, !segments.isEmpty {
+            for segment in segments {
+                let words = segment.text.split(whereSeparator: \.isWhitespace).map(String.init)
+                let step = (segment.end - segment.start) / Double(max(words.count, 1))
+                for (index, word) in words.enumerated() {
+                    timed.append((word, segment.start + step * Double(index), segment.start + step * Double(index + 1)))
+                }
+            }
+        } else {
+            let words = text.split(separator: " ").map(String.init)
+            timed = zip(words, evenlySpread(words.count, over: duration)).map { ($0, $1[0], $1[1]) }
+        }
+        let words = timed.filter { !$0.word.isEmpty }.map {
+            RecognizedWord(word: $0.word, start: time($0.start), end: time($0.end), confidence: 0)
+        }
+        result.hypotheses = [Hypothesis(text: text, confidence: nil, words: words)]
+        return result
+    }
+}
+
 /// `WordTimes` of an NBest entry (`[[start, end], …]`, seconds), if it has one pair per word.
 private func wordTimes(_ value: Any?, count: Int) -> [[Double]]? {
     guard let times = value as? [[Double]], times.count == count else { return nil }
@@ -190,9 +311,9 @@ private func evenlySpread(_ count: Int, over duration: Double) -> [[Double]] {
     return (0..<count).map { index in [step * Double(index), step * Double(index + 1)] }
 }
 
-/// The interaction's final event, handed from its task to the waiting worker thread.
-private final class OutcomeBox: Sendable {
-    private let stored = Mutex<Result<SpeechResponse, SpeechClientError>?>(nil)
-    func set(_ value: Result<SpeechResponse, SpeechClientError>) { stored.withLock { $0 = value } }
-    var value: Result<SpeechResponse, SpeechClientError>? { stored.withLock { $0 } }
+/// A request's outcome, handed from its task to the waiting worker thread.
+private final class OutcomeBox<Value: Sendable>: Sendable {
+    private let stored = Mutex<Result<Value, SpeechClientError>?>(nil)
+    func set(_ value: Result<Value, SpeechClientError>) { stored.withLock { $0 = value } }
+    var value: Result<Value, SpeechClientError>? { stored.withLock { $0 } }
 }

@@ -13,13 +13,28 @@ struct ServiceOptions: ParsableArguments {
             """)
     var service: String?
 
+    @Option(
+        help: """
+            The service's protocol: att (the Speech API v3) or openai (OpenAI's POST …/v1/audio/transcriptions). \
+            Default: from the URL's path.
+            """)
+    var api: ServiceAPI?
+
+    @Option(help: "With an OpenAI-compatible service: the model field (default: pocketsphinx-en-us, earshot serve's).")
+    var model: String?
+
+    @Option(
+        help:
+            "With an OpenAI-compatible service: the language field (ISO-639-1, e.g. en); default: the server's choice.")
+    var language: String?
+
     @Option(help: "App key for the OAuth token request (default: $EARSHOT_APP_KEY).")
     var appKey: String?
 
     @Option(help: "App secret for the OAuth token request (default: $EARSHOT_SECRET).")
     var secret: String?
 
-    @Option(help: "An access token to send instead of fetching one.")
+    @Option(help: "An access token (or an OpenAI-compatible server's API key) to send instead of fetching one.")
     var token: String?
 
     @Option(
@@ -58,6 +73,7 @@ struct ServiceOptions: ParsableArguments {
             ("--app-key", appKey != nil), ("--secret", secret != nil), ("--token", token != nil),
             ("--context", context != nil), ("--audio-format", audioFormat != nil),
             ("--x-arg", !extraArguments.isEmpty), ("--grammar", grammar != nil), ("--lexicon", lexicon != nil),
+            ("--api", api != nil), ("--model", model != nil), ("--language", language != nil),
         ].filter(\.1).map(\.0)
     }
 
@@ -114,12 +130,53 @@ struct ServiceOptions: ParsableArguments {
         return configuration
     }
 
+    /// The protocol `url` speaks, and the URL to post to: from the path, or `forced` (which also gives a
+    /// URL without a path its API's usual one). Throws naming the paths expected.
+    static func endpoint(_ url: String, forced: ServiceAPI?) throws -> (api: ServiceAPI, url: String) {
+        guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false
+        else {
+            throw ValidationError("--service \(url): expected an http(s) URL such as \(Self.defaultService)")
+        }
+        let path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        let found: ServiceAPI? =
+            if path.hasSuffix("/v1/audio/transcriptions") || path.hasSuffix("/v1") {
+                .openai
+            } else if path.hasSuffix("/speech/v3/speechToText") || path.hasSuffix("/speech/v3/speechToTextCustom") {
+                .att
+            } else {
+                nil
+            }
+        if let found, let forced, found != forced {
+            throw ValidationError("--api \(forced.rawValue) does not match --service \(url), a \(found.name) path")
+        }
+        guard let api = found ?? forced else {
+            throw ValidationError(
+                "--service \(url): expected a path ending in /speech/v3/speechToText (the Speech API) or "
+                    + "/v1/audio/transcriptions (OpenAI-compatible), or --api att|openai")
+        }
+        if path.isEmpty || path.hasSuffix("/v1") {
+            components.path =
+                path
+                + (api == .openai
+                    ? (path.hasSuffix("/v1") ? "" : "/v1") + "/audio/transcriptions" : "/speech/v3/speechToText")
+        }
+        return (api, components.string ?? url)
+    }
+
     private static func read(_ path: String, _ option: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EarshotError(.invalidInput, "\(path): cannot read the \(option) file")
         }
         return [UInt8](data)
     }
+}
+
+/// The protocols a recognition service may speak.
+enum ServiceAPI: String, ExpressibleByArgument, CaseIterable {
+    case att, openai
+
+    var name: String { self == .att ? "Speech API" : "OpenAI" }
 }
 
 extension SpeechClientError {

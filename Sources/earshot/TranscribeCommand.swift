@@ -1,5 +1,7 @@
 import ArgumentParser
 import Dispatch
+import EarshotClient
+import EarshotCodecs
 import EarshotCore
 import EarshotIO
 import EarshotRecognizer
@@ -23,9 +25,13 @@ struct Transcribe: ParsableCommand {
             with PocketSphinx and the US English model from Debian's pocketsphinx-en-us package, and writes \
             the transcript in media-time order. Needs no network and no service.
 
-            With --service URL, each segment is sent instead to a recognition service (such as earshot serve) \
-            as one request — FLAC unless --audio-format says otherwise — on --jobs connections at once, asking \
-            for word times (X-Arg: WordTimes=true) to place subtitles. A segment the service refuses as busy \
+            With --service URL, each segment is sent instead to a recognition service: the Speech API \
+            (…/speech/v3/speechToText, as earshot serve) or any OpenAI-compatible server \
+            (…/v1/audio/transcriptions: whisper.cpp, vLLM, hosted services, earshot serve), the protocol \
+            taken from the path or --api. Each segment is sent as one request on --jobs connections at once, \
+            asking for word times to place subtitles: to the Speech API as FLAC with X-Arg: WordTimes=true; \
+            to an OpenAI-compatible server as WAV with verbose_json and word timestamps (--model, --language; \
+            the key is --token, $EARSHOT_TOKEN or $OPENAI_API_KEY). --audio-format overrides the format. A segment the service refuses as busy \
             (503) or loses to a timeout is sent again after 1, 2, 4 … s, and one refused a connection after \
             0.25, 0.5, 1 … s, up to --retries times; a segment that still fails is reported with its time range, and the recording's transcript \
             is not written (exit status 3).
@@ -46,6 +52,8 @@ struct Transcribe: ParsableCommand {
               earshot transcribe --rate 8000 --encoding s16le call.raw
               earshot transcribe --service http://127.0.0.1:8080/speech/v3/speechToText \\
                   --app-key "$APP_KEY" --secret "$SECRET" --format srt meeting.flac
+              OPENAI_API_KEY=… earshot transcribe --service https://api.openai.com/v1/audio/transcriptions \\
+                  --model whisper-1 --format srt meeting.flac
             """
     )
 
@@ -110,20 +118,19 @@ struct Transcribe: ParsableCommand {
         -> (make: @Sendable () throws -> any SegmentTranscriber, parameters: TranscriptParameters)
     {
         if let service = serviceOptions.service {
-            let configuration = try serviceOptions.configuration(defaultFormat: .flac)
-            do {
-                try configuration.validate()
-            } catch {
-                throw ValidationError(error.description)
-            }
+            let backend = try serviceBackend(service)
             let retries = retries
             let note: @Sendable (String) -> Void = { line in
                 FileHandle.standardError.write(Data("earshot: \(line)\n".utf8))
             }
+            let format: CodecFormat
+            switch backend {
+            case .speechAPI(let configuration): format = configuration.audioFormat
+            case .openAI(_, let audioFormat, _): format = audioFormat
+            }
             return (
-                { try ServiceTranscriber(configuration: configuration, retries: retries, onRetry: note) },
-                TranscriptParameters(
-                    service: service, audioFormat: configuration.audioFormat.rawValue, settings: settings)
+                { try ServiceTranscriber(backend: backend, retries: retries, onRetry: note) },
+                TranscriptParameters(service: service, audioFormat: format.rawValue, settings: settings)
             )
         }
         let model = modelDir.map { PocketSphinxConfiguration(modelDirectory: $0) } ?? .default
@@ -131,6 +138,54 @@ struct Transcribe: ParsableCommand {
         return (
             { try EmbeddedTranscriber(configuration: model) }, TranscriptParameters(embedded: model, settings: settings)
         )
+    }
+
+    /// The service's protocol and settings, from --service and the options that go with it.
+    private func serviceBackend(_ service: String) throws -> ServiceTranscriber.Backend {
+        let (api, url) = try ServiceOptions.endpoint(service, forced: serviceOptions.api)
+        switch api {
+        case .att:
+            var options = serviceOptions
+            options.service = url
+            let configuration = try options.configuration(defaultFormat: .flac)
+            do {
+                try configuration.validate()
+            } catch {
+                throw ValidationError(error.description)
+            }
+            return .speechAPI(configuration)
+        case .openai:
+            for (option, given) in [
+                ("--grammar", serviceOptions.grammar != nil), ("--lexicon", serviceOptions.lexicon != nil),
+                ("--context", serviceOptions.context != nil), ("--x-arg", !serviceOptions.extraArguments.isEmpty),
+            ] where given {
+                throw ValidationError("\(option) is a Speech API option; \(url) is OpenAI-compatible")
+            }
+            let environment = ProcessInfo.processInfo.environment
+            let key = serviceOptions.token ?? environment["EARSHOT_TOKEN"] ?? environment["OPENAI_API_KEY"]
+            var credentials: (appKey: String, secret: String)?
+            if key == nil, let appKey = serviceOptions.appKey ?? environment["EARSHOT_APP_KEY"],
+                let secret = serviceOptions.secret ?? environment["EARSHOT_SECRET"]
+            {
+                credentials = (appKey, secret)
+            }
+            var configuration = OpenAITranscriptionClient.Configuration(
+                url: url, apiKey: key, model: serviceOptions.model ?? "pocketsphinx-en-us",
+                language: serviceOptions.language)
+            configuration.connectionTimeout = serviceOptions.connectionTimeout
+            configuration.responseTimeout = serviceOptions.serverResponseTimeout
+            let format: CodecFormat
+            if let name = serviceOptions.audioFormat {
+                guard let given = CodecFormat(rawValue: name), [.wav, .flac, .opus].contains(given) else {
+                    throw ValidationError(
+                        "--audio-format \(name): an OpenAI-compatible service takes wav, flac or opus")
+                }
+                format = given
+            } else {
+                format = .wav  // what every OpenAI-compatible server reads
+            }
+            return .openAI(configuration, audioFormat: format, credentials: credentials)
+        }
     }
 
     func run() throws {

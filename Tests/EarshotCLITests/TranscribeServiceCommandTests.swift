@@ -91,6 +91,61 @@ import Testing
         #expect((document["words"] as? [Any])?.count ?? 0 >= 50)
     }
 
+    /// Subtitle cues as (start, end, text), from SRT.
+    private func cues(_ srt: String) -> [(Double, Double, String)] {
+        srt.components(separatedBy: "\n\n").compactMap { block in
+            let lines = block.split(separator: "\n")
+            guard lines.count >= 3 else { return nil }
+            let times = lines[1].components(separatedBy: " --> ").map { stamp -> Double in
+                let parts = stamp.replacingOccurrences(of: ",", with: ".").split(separator: ":")
+                return parts.count == 3 ? Double(parts[0])! * 3600 + Double(parts[1])! * 60 + Double(parts[2])! : -1
+            }
+            return (times[0], times[1], lines[2...].joined(separator: " "))
+        }
+    }
+
+    /// The OpenAI-compatible API of `earshot serve` gives the cues the Speech API and the embedded
+    /// recognizer give; the protocol comes from the URL's path, and a URL without one is refused
+    /// naming the paths (or completed by --api).
+    @Test func theOpenAIProtocolGivesTheSameSubtitles() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = try longFile(in: directory)
+        let base = "http://127.0.0.1:\(server.port)"
+        let credentials = ["--app-key", server.appKey, "--secret", server.secret]
+        func srt(_ service: [String]) throws -> [(Double, Double, String)] {
+            let result = try earshot(["transcribe", "--detector", "spectral", "--format", "srt", long] + service)
+            #expect(result.status == 0, "\(result.standardError)")
+            return cues(result.output)
+        }
+        let openAI = try srt(["--service", base + "/v1/audio/transcriptions"] + credentials)
+        let speechAPI = try srt(["--service", base + "/speech/v3/speechToText"] + credentials)
+        let embedded = try srt([])
+        #expect(openAI.count >= 3)
+        for other in [speechAPI, embedded] {
+            #expect(openAI.count == other.count)
+            for (a, b) in zip(openAI, other) {
+                #expect(abs(a.0 - b.0) <= 0.05 && abs(a.1 - b.1) <= 0.05, "\(a) vs \(b)")
+                #expect(a.2 == b.2)
+            }
+        }
+
+        let bare = try earshot(["transcribe", "--service", base, long] + credentials)
+        #expect(bare.status == 64 || bare.status == 1, "\(bare.standardError)")
+        #expect(
+            bare.standardError.contains("/speech/v3/speechToText")
+                && bare.standardError.contains("/v1/audio/transcriptions"))
+        let forced = try earshot(
+            ["transcribe", "--service", base, "--api", "openai", "--format", "srt", long] + credentials)
+        #expect(forced.status == 0, "\(forced.standardError)")
+        #expect(cues(forced.output).count == openAI.count)
+        let wrongKey = try earshot(["transcribe", "--service", base + "/v1", "--token", "not-a-token", long])
+        #expect(wrongKey.status == 3)
+        #expect(wrongKey.standardError.contains("HTTP 401: OpenAI invalid_api_key"), "\(wrongKey.standardError)")
+    }
+
     @Test func segmentsTheServiceFailsAreNamedByTimeAndNothingIsWritten() throws {
         // The service takes at most 4 s of audio a request: the longer segments fail with 413.
         let server = try ServeCommandTests.Server(arguments: ["--max-audio-duration", "4"])
