@@ -114,6 +114,7 @@ if $needs_server; then
     mapfile -t SERVER_FLAGS < <(server_dependency_flags)
     server_dependency_archive
     compile_module EarshotDSP
+    compile_module EarshotWire
     compile_module EarshotServer "${SERVER_FLAGS[@]}"
 fi
 
@@ -130,7 +131,7 @@ for target in "${TARGETS[@]}"; do
             link_target "$target" "$CODECS" Tests/EarshotCodecsTests/CodecFuzzEntry.swift ;;
         multipart | xarg | oauthform)
             EXTRA_LINK=("${SERVER_FLAGS[@]}")
-            link_target "$target" "$CODECS EarshotDSP EarshotRecognizer EarshotServer" \
+            link_target "$target" "$CODECS EarshotDSP EarshotRecognizer EarshotWire EarshotServer" \
                 Tests/EarshotServerTests/ServerFuzzEntry.swift "$OUT/dependencies.a"
             EXTRA_LINK=() ;;
         *) echo "unknown target $target; expected one of ${ALL[*]}" >&2; exit 2 ;;
