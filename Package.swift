@@ -69,7 +69,6 @@ let package = Package(
             name: "EarshotTranscription",
             dependencies: [
                 "EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotCodecs", "EarshotClient",
-                "EarshotWire",
             ],
             swiftSettings: strictSwift6),
         .target(

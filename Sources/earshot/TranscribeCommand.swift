@@ -118,18 +118,22 @@ struct Transcribe: ParsableCommand {
         -> (make: @Sendable () throws -> any SegmentTranscriber, parameters: TranscriptParameters)
     {
         if let service = serviceOptions.service {
-            let backend = try serviceBackend(service)
+            let (makeBackend, format) = try serviceBackend(service)
             let retries = retries
             let note: @Sendable (String) -> Void = { line in
                 FileHandle.standardError.write(Data("earshot: \(line)\n".utf8))
             }
-            let format: CodecFormat
-            switch backend {
-            case .speechAPI(let configuration): format = configuration.audioFormat
-            case .openAI(_, let audioFormat, _): format = audioFormat
-            }
+            // One backend per worker: a Speech API client runs one request at a time.
             return (
-                { try ServiceTranscriber(backend: backend, retries: retries, onRetry: note) },
+                {
+                    let backend: any RecognitionBackend
+                    do throws(SpeechClientError) {
+                        backend = try makeBackend()
+                    } catch {
+                        throw EarshotError(.invalidParameter, error.description)
+                    }
+                    return try ServiceTranscriber(backend: backend, retries: retries, onRetry: note)
+                },
                 TranscriptParameters(service: service, audioFormat: format.rawValue, settings: settings)
             )
         }
@@ -140,8 +144,11 @@ struct Transcribe: ParsableCommand {
         )
     }
 
-    /// The service's protocol and settings, from --service and the options that go with it.
-    private func serviceBackend(_ service: String) throws -> ServiceTranscriber.Backend {
+    /// How to make a backend for the service's protocol, from --service and the options that go with
+    /// it (checked here, once), and the wire format it sends.
+    private func serviceBackend(_ service: String) throws
+        -> (make: @Sendable () throws(SpeechClientError) -> any RecognitionBackend, format: CodecFormat)
+    {
         let (api, url) = try ServiceOptions.endpoint(service, forced: serviceOptions.api)
         switch api {
         case .att:
@@ -153,7 +160,10 @@ struct Transcribe: ParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
-            return .speechAPI(configuration)
+            return (
+                { () throws(SpeechClientError) in try SpeechAPIBackend(configuration: configuration) },
+                configuration.audioFormat
+            )
         case .openai:
             for (option, given) in [
                 ("--grammar", serviceOptions.grammar != nil), ("--lexicon", serviceOptions.lexicon != nil),
@@ -184,7 +194,17 @@ struct Transcribe: ParsableCommand {
             } else {
                 format = .wav  // what every OpenAI-compatible server reads
             }
-            return .openAI(configuration, audioFormat: format, credentials: credentials)
+            do {  // checks the URL and model once, for a usage error rather than one per segment
+                _ = try OpenAITranscriptionClient(configuration: configuration, audioFormat: format)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            let (settings, given) = (configuration, credentials)
+            return (
+                { () throws(SpeechClientError) in
+                    try OpenAITranscriptionClient(configuration: settings, audioFormat: format, credentials: given)
+                }, format
+            )
         }
     }
 

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import EarshotCodecs
 import EarshotWire
 import Foundation
 import NIOCore
@@ -37,15 +38,18 @@ public final class OpenAITranscriptionClient: Sendable {
     }
 
     public let configuration: Configuration
+    /// The format segments are sent in (WAV reads everywhere; FLAC and Opus where the server takes them).
+    public let audioFormat: CodecFormat
     private let http: HTTPClient
     /// OAuth tokens used as the key (for `earshot serve`), when no fixed key is given.
     private let tokens: TokenProvider?
 
     /// `credentials`: an app key and secret whose `SPEECH` token (from `/oauth/token` on the same
     /// host) is the key, for `earshot serve`.
-    public init(configuration: Configuration, credentials: (appKey: String, secret: String)? = nil)
-        throws(SpeechClientError)
-    {
+    public init(
+        configuration: Configuration, audioFormat: CodecFormat = .wav,
+        credentials: (appKey: String, secret: String)? = nil
+    ) throws(SpeechClientError) {
         guard let url = URL(string: configuration.url), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", url.host != nil
         else {
@@ -53,6 +57,7 @@ public final class OpenAITranscriptionClient: Sendable {
         }
         guard !configuration.model.isEmpty else { throw .invalidParameter("model: expected a model name") }
         self.configuration = configuration
+        self.audioFormat = audioFormat
         var settings = HTTPClient.Configuration()
         settings.timeout = .init(
             connect: .milliseconds(Int64(configuration.connectionTimeout * 1000)),
