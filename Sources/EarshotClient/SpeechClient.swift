@@ -29,17 +29,10 @@ public final class SpeechClient: Sendable {
     public init(configuration: SpeechRequestConfiguration) throws(SpeechClientError) {
         try configuration.validate()
         self.configuration = configuration
-        var settings = HTTPClient.Configuration()
-        settings.timeout = .init(
-            connect: .milliseconds(Int64(configuration.connectionTimeout * 1000)),
-            read: .milliseconds(Int64(configuration.serverResponseTimeout * 1000)))
-        // The service's address is given; never follow a redirect elsewhere with the user's audio.
-        settings.redirectConfiguration = .disallow
-        // A refused connection fails the request at once: AsyncHTTPClient would otherwise try again and
-        // again until the connect timeout (47 s per segment against a dead port). Retries are ours, with
-        // their own back-off and a message per attempt.
-        settings.connectionPool.retryConnectionEstablishment = false
-        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
+        http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .recognitionService(
+                connectionTimeout: configuration.connectionTimeout, readTimeout: configuration.serverResponseTimeout))
         if case .credentials(let key, let secret, let scope, let tokenURL) = configuration.authorization {
             tokens = TokenProvider(
                 client: http, tokenURL: tokenURL ?? Self.tokenURL(for: configuration.recognitionURL), appKey: key,

@@ -195,7 +195,7 @@ struct Transcribe: ParsableCommand {
                 format = .wav  // what every OpenAI-compatible server reads
             }
             do {  // checks the URL and model once, for a usage error rather than one per segment
-                _ = try OpenAITranscriptionClient(configuration: configuration, audioFormat: format)
+                try OpenAITranscriptionClient.validate(configuration)
             } catch {
                 throw ValidationError(error.description)
             }

@@ -50,22 +50,13 @@ public final class OpenAITranscriptionClient: Sendable {
         configuration: Configuration, audioFormat: CodecFormat = .wav,
         credentials: (appKey: String, secret: String)? = nil
     ) throws(SpeechClientError) {
-        guard let url = URL(string: configuration.url), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", url.host != nil
-        else {
-            throw .invalidURL("\(configuration.url): expected an http(s) URL ending in /v1/audio/transcriptions")
-        }
-        guard !configuration.model.isEmpty else { throw .invalidParameter("model: expected a model name") }
+        try Self.validate(configuration)
         self.configuration = configuration
         self.audioFormat = audioFormat
-        var settings = HTTPClient.Configuration()
-        settings.timeout = .init(
-            connect: .milliseconds(Int64(configuration.connectionTimeout * 1000)),
-            read: .milliseconds(Int64(configuration.responseTimeout * 1000)))
-        settings.redirectConfiguration = .disallow
-        // Fail a refused connection at once; the caller retries with its own back-off.
-        settings.connectionPool.retryConnectionEstablishment = false
-        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
+        http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .recognitionService(
+                connectionTimeout: configuration.connectionTimeout, readTimeout: configuration.responseTimeout))
         if let credentials, configuration.apiKey == nil {
             tokens = TokenProvider(
                 client: http, tokenURL: SpeechClient.tokenURL(for: configuration.url), appKey: credentials.appKey,
@@ -73,6 +64,17 @@ public final class OpenAITranscriptionClient: Sendable {
         } else {
             tokens = nil
         }
+    }
+
+    /// Checks the URL and model, as ``init(configuration:audioFormat:credentials:)`` does, without
+    /// making a client.
+    public static func validate(_ configuration: Configuration) throws(SpeechClientError) {
+        guard let url = URL(string: configuration.url), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", url.host != nil
+        else {
+            throw .invalidURL("\(configuration.url): expected an http(s) URL ending in /v1/audio/transcriptions")
+        }
+        guard !configuration.model.isEmpty else { throw .invalidParameter("model: expected a model name") }
     }
 
     /// Releases the connection pool in the background (never blocking an event loop).

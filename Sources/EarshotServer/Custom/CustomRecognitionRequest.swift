@@ -8,7 +8,7 @@ import EarshotRecognizer
 /// audio part begins, the recognizer takes the lexicon's words and the grammar — as the only
 /// phrases for `GrammarList`, as hints for `GenericHints` — and the audio streams into a
 /// ``RecognitionSession`` like a Speech to Text body. Part errors are 400s naming the part.
-final class CustomRecognitionRequest: RequestAudio {
+final class CustomRecognitionRequest: RequestAudio, MultipartParts {
     enum PartName: String, CaseIterable {
         case dictionary = "x-dictionary"
         case grammar = "x-grammar"
@@ -46,29 +46,13 @@ final class CustomRecognitionRequest: RequestAudio {
     var audioTime: Double { session?.audioTime ?? 0 }
 
     func consume(_ bytes: [UInt8]) throws {
-        let events: [MultipartReader.Event]
-        do {
-            events = try reader.consume(bytes)
-        } catch {
-            throw ServiceError.badRequest("malformed multipart body: \(error.message)", variables: "Content-Type")
-        }
-        for event in events {
-            switch event {
-            case .partBegan(let headers): try begin(headers)
-            case .bytes(let chunk): try receive(chunk)
-            case .partEnded: try end()
-            }
-        }
+        try reader.feed(bytes, into: self, kind: "multipart", variables: "Content-Type")
     }
 
     func partialText() throws -> String? { try session?.partialText() }
 
     func finish() throws -> RecognitionResult {
-        do {
-            try reader.finish()
-        } catch {
-            throw ServiceError.badRequest("malformed multipart body: \(error.message)", variables: "Content-Type")
-        }
+        try reader.finish(kind: "multipart", variables: "Content-Type")
         guard let session else {
             throw ServiceError.badRequest("the request has no x-voice part; \(Self.order)", variables: "x-voice")
         }
@@ -77,7 +61,7 @@ final class CustomRecognitionRequest: RequestAudio {
 
     func abandon() { session?.abandon() }
 
-    private func begin(_ headers: [String: String]) throws {
+    func begin(_ headers: [String: String]) throws {
         let disposition = MediaType(header: headers["content-disposition"] ?? "")
         guard let nameText = disposition.parameters["name"] else {
             throw ServiceError.badRequest(
@@ -124,7 +108,7 @@ final class CustomRecognitionRequest: RequestAudio {
         }
     }
 
-    private func receive(_ chunk: [UInt8]) throws {
+    func receive(_ chunk: [UInt8]) throws {
         if current == .voice {
             try session!.consume(chunk)
             return
@@ -139,7 +123,7 @@ final class CustomRecognitionRequest: RequestAudio {
         }
     }
 
-    private func end() throws {
+    func end() throws {
         defer { current = nil }
         do {
             switch current {

@@ -10,7 +10,7 @@ import EarshotRecognizer
 /// Speex, AMR), because clients label it loosely (`application/octet-stream`, a file name). Fields
 /// are small and read whole; each is checked when it ends, so a bad value is refused before the
 /// audio that follows it is decoded. Errors are ``ServiceError``s naming the field in `variables`.
-final class TranscriptionUpload: RequestAudio {
+final class TranscriptionUpload: RequestAudio, MultipartParts {
     /// Bytes a text field may hold (a prompt is a few hundred tokens).
     static let fieldLimit = 16 * 1024
     /// Bytes of the file held before its format is judged: enough for any header ``CodecFormat/sniff(_:)``
@@ -45,29 +45,13 @@ final class TranscriptionUpload: RequestAudio {
     var audioTime: Double { session?.audioTime ?? 0 }
 
     func consume(_ bytes: [UInt8]) throws {
-        let events: [MultipartReader.Event]
-        do {
-            events = try reader.consume(bytes)
-        } catch {
-            throw ServiceError.badRequest("malformed multipart/form-data body: \(error.message)", variables: "file")
-        }
-        for event in events {
-            switch event {
-            case .partBegan(let headers): try begin(headers)
-            case .bytes(let chunk): try receive(chunk)
-            case .partEnded: try end()
-            }
-        }
+        try reader.feed(bytes, into: self, kind: "multipart/form-data", variables: "file")
     }
 
     func partialText() throws -> String? { try session?.partialText() }
 
     func finish() throws -> RecognitionResult {
-        do {
-            try reader.finish()
-        } catch {
-            throw ServiceError.badRequest("malformed multipart/form-data body: \(error.message)", variables: "file")
-        }
+        try reader.finish(kind: "multipart/form-data", variables: "file")
         guard options.model != nil else {
             throw ServiceError.badRequest(
                 "you must provide a model parameter; expected one of \(modelIDs.joined(separator: ", "))",
@@ -81,7 +65,7 @@ final class TranscriptionUpload: RequestAudio {
 
     func abandon() { session?.abandon() }
 
-    private func begin(_ headers: [String: String]) throws {
+    func begin(_ headers: [String: String]) throws {
         let disposition = MediaType(header: headers["content-disposition"] ?? "")
         guard let name = disposition.parameters["name"] else {
             throw ServiceError.badRequest(
@@ -99,7 +83,7 @@ final class TranscriptionUpload: RequestAudio {
         }
     }
 
-    private func receive(_ chunk: [UInt8]) throws {
+    func receive(_ chunk: [UInt8]) throws {
         if inFile {
             if let session { return try session.consume(chunk) }
             fileHead += chunk
@@ -115,7 +99,7 @@ final class TranscriptionUpload: RequestAudio {
         }
     }
 
-    private func end() throws {
+    func end() throws {
         if inFile {
             if session == nil { try startRecognizing() }
             inFile = false
