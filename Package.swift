@@ -17,7 +17,9 @@ let package = Package(
         .library(name: "EarshotCodecs", targets: ["EarshotCodecs"]),
         .library(name: "EarshotVAD", targets: ["EarshotVAD"]),
         .library(name: "EarshotTranscription", targets: ["EarshotTranscription"]),
+        .library(name: "EarshotServiceTranscription", targets: ["EarshotServiceTranscription"]),
         .library(name: "EarshotLab", targets: ["EarshotLab"]),
+        .library(name: "EarshotLoad", targets: ["EarshotLoad"]),
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
         .library(name: "EarshotServer", targets: ["EarshotServer"]),
         .library(name: "EarshotClient", targets: ["EarshotClient"]),
@@ -68,13 +70,30 @@ let package = Package(
         .target(
             name: "EarshotTranscription",
             dependencies: [
-                "EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotCodecs", "EarshotClient",
+                "EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotCodecs",
+            ],
+            swiftSettings: strictSwift6),
+        // Transcription through a recognition service: the one piece of transcription that needs the
+        // HTTP client, so offline transcription does not.
+        .target(
+            name: "EarshotServiceTranscription",
+            dependencies: [
+                "EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotCodecs", "EarshotTranscription",
+                "EarshotClient",
             ],
             swiftSettings: strictSwift6),
         .target(
             name: "EarshotLab",
             dependencies: [
-                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotClient",
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer",
+            ],
+            swiftSettings: strictSwift6),
+        // The service load test (`earshot bench`): live clients against a service, or the embedded
+        // recognizer paced alike, over a labelled corpus.
+        .target(
+            name: "EarshotLoad",
+            dependencies: [
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotLab", "EarshotClient",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSwift6),
@@ -93,7 +112,7 @@ let package = Package(
         .target(
             name: "EarshotClient",
             dependencies: [
-                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotVAD", "EarshotIO", "EarshotWire",
+                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotVAD", "EarshotWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -109,7 +128,8 @@ let package = Package(
             name: "earshot",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
-                "EarshotTranscription", "EarshotLab", "EarshotServer", "EarshotClient",
+                "EarshotTranscription", "EarshotServiceTranscription", "EarshotLab", "EarshotLoad", "EarshotServer",
+                "EarshotClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -138,6 +158,10 @@ let package = Package(
         .testTarget(
             name: "EarshotTranscriptionTests",
             dependencies: ["EarshotTranscription", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotServiceTranscriptionTests",
+            dependencies: ["EarshotServiceTranscription", "EarshotClient", "EarshotWire", "EarshotRecognizer"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServerTests",

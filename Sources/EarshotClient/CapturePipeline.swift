@@ -45,8 +45,9 @@ public final class CapturePipeline {
         resampler = try Resampler(inputFormat: sourceFormat, configuration: .init(sampleRate: rate))
         format = resampler.outputFormat
         meter = try LevelMeter()
-        vad = try VADStage(detector: try configuration.detector.makeDetector(
-            sampleRate: rate, models: configuration.detectorModels))
+        vad = try VADStage(
+            detector: try configuration.detector.makeDetector(
+                sampleRate: rate, models: configuration.detectorModels))
         smoother = try DecisionSmoother(
             configuration: SmoothingConfiguration(), sampleRate: rate, hopLength: vad.detector.hopLength)
         now = .zero(sampleRate: rate)

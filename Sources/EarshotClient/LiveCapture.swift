@@ -1,7 +1,6 @@
 import AsyncAlgorithms
 import EarshotCodecs
 import EarshotCore
-import EarshotIO
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -46,7 +45,7 @@ enum LiveCapture {
         } catch {
             return .failure(.invalidParameter("audio source: \(error)"))
         }
-        defer { (source as? ALSACaptureSource)?.stop() }
+        defer { source.stop() }
         let pipeline: CapturePipeline
         do {
             pipeline = try CapturePipeline(sourceFormat: source.format, configuration: configuration)

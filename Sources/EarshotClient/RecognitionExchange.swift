@@ -20,7 +20,9 @@ struct RecognitionExchange: Sendable {
     func prefix(audioContentType: String) -> [UInt8] {
         guard configuration.isMultipart else { return [] }
         var bytes: [UInt8] = []
-        for part in configuration.partsBeforeAudio { bytes += partHead(part.name, part.contentType) + part.data + [13, 10] }
+        for part in configuration.partsBeforeAudio {
+            bytes += partHead(part.name, part.contentType) + part.data + [13, 10]
+        }
         return bytes + partHead("x-voice", audioContentType)
     }
 
@@ -28,12 +30,16 @@ struct RecognitionExchange: Sendable {
     func suffix() -> [UInt8] {
         guard configuration.isMultipart else { return [] }
         var bytes: [UInt8] = [13, 10]
-        for part in configuration.partsAfterAudio { bytes += partHead(part.name, part.contentType) + part.data + [13, 10] }
+        for part in configuration.partsAfterAudio {
+            bytes += partHead(part.name, part.contentType) + part.data + [13, 10]
+        }
         return bytes + Array("--\(Self.boundary)--\r\n".utf8)
     }
 
     private func partHead(_ name: String, _ type: String) -> [UInt8] {
-        Array("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n".utf8)
+        Array(
+            "--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\nContent-Type: \(type)\r\n\r\n"
+                .utf8)
     }
 
     func request(token: String, audioContentType: String, body: HTTPClientRequest.Body) -> HTTPClientRequest {
@@ -46,7 +52,8 @@ struct RecognitionExchange: Sendable {
         if configuration.reportsPartialResults { arguments.append((name: "PartialResults", value: "true")) }
         let defaults =
             configuration.sendsDefaultXArgs
-            ? ExtraArgumentsHeader.defaults(clientApp: configuration.clientApp, clientVersion: configuration.clientVersion)
+            ? ExtraArgumentsHeader.defaults(
+                clientApp: configuration.clientApp, clientVersion: configuration.clientVersion)
             : []
         if !defaults.isEmpty || !arguments.isEmpty {
             request.headers.add(

@@ -20,8 +20,29 @@ public enum SpeechClientError: Error, Sendable, Equatable, CustomStringConvertib
     case noAudio
     /// No capture device could be opened.
     case noMicrophone(String)
-    /// The service answered with an HTTP error; its `RequestError` when it sent one.
-    case httpStatus(Int, RequestError?)
+    /// The service answered with an HTTP error; its `RequestError` when it sent one, and the seconds
+    /// its `Retry-After` asked the client to wait, when it sent one (with a 503, say).
+    case httpStatus(Int, RequestError?, retryAfter: Double? = nil)
+
+    /// The seconds the service asked the client to wait before trying again, if it said.
+    public var retryAfter: Double? {
+        if case .httpStatus(_, _, let seconds) = self { return seconds }
+        return nil
+    }
+
+    /// A `Retry-After` header's value in seconds from now: delay-seconds, or an HTTP-date (RFC 9110
+    /// section 10.2.3); nil for anything else, and for a date in the past.
+    public static func retryAfter(header value: String?, now: Date = Date()) -> Double? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber) { return Double(value) }
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = format.date(from: value) else { return nil }
+        let seconds = date.timeIntervalSince(now)
+        return seconds > 0 ? seconds : nil
+    }
 
     /// The SDK's name for the code.
     public var code: String {
@@ -35,7 +56,7 @@ public enum SpeechClientError: Error, Sendable, Equatable, CustomStringConvertib
         case .audioTooShort: "AudioTooShort"
         case .noAudio: "NoAudio"
         case .noMicrophone: "NoMicrophone"
-        case .httpStatus(let status, _): "HTTP \(status)"
+        case .httpStatus(let status, _, _): "HTTP \(status)"
         }
     }
 
@@ -50,8 +71,8 @@ public enum SpeechClientError: Error, Sendable, Equatable, CustomStringConvertib
         case .audioTooShort: "AudioTooShort: recording stopped before minRecordingTime"
         case .noAudio: "NoAudio: no speech was heard"
         case .noMicrophone(let message): "NoMicrophone: \(message)"
-        case .httpStatus(let status, let error?): "HTTP \(status): \(error)"
-        case .httpStatus(let status, nil): "HTTP \(status)"
+        case .httpStatus(let status, let error?, _): "HTTP \(status): \(error)"
+        case .httpStatus(let status, nil, _): "HTTP \(status)"
         }
     }
 }

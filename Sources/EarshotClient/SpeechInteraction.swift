@@ -1,5 +1,5 @@
-import AsyncHTTPClient
 import AsyncAlgorithms
+import AsyncHTTPClient
 import EarshotCore
 import Foundation
 import NIOConcurrencyHelpers
@@ -88,7 +88,11 @@ public final class SpeechInteraction: Sendable {
         case .success(let response):
             enter(.error)
             enter(.idle)
-            final = .failed(.httpStatus(response.statusCode, RequestError(json: response.data)))
+            let retryAfter = response.headers.first { $0.key.lowercased() == "retry-after" }?.value
+            final = .failed(
+                .httpStatus(
+                    response.statusCode, RequestError(json: response.data),
+                    retryAfter: SpeechClientError.retryAfter(header: retryAfter)))
         case .failure(let error):
             enter(.error)
             enter(.idle)
@@ -138,8 +142,10 @@ public final class SpeechInteraction: Sendable {
     /// A whole-exchange deadline well past every timeout that should fire first.
     func deadline(audioSeconds: Double) -> TimeAmount {
         let configuration = client.configuration
-        let recording = configuration.endpointing.maxRecordingTime.isFinite ? configuration.endpointing.maxRecordingTime : 3600
-        let seconds = configuration.connectionTimeout + max(recording, audioSeconds) + configuration.serverResponseTimeout + 30
+        let recording =
+            configuration.endpointing.maxRecordingTime.isFinite ? configuration.endpointing.maxRecordingTime : 3600
+        let seconds =
+            configuration.connectionTimeout + max(recording, audioSeconds) + configuration.serverResponseTimeout + 30
         return .milliseconds(Int64(seconds * 1000))
     }
 

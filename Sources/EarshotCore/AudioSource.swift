@@ -10,6 +10,15 @@ public protocol AudioSource {
 
     /// The next block of audio, or `nil` at the end of the stream.
     mutating func read() throws -> AudioBuffer?
+
+    /// Stops the source: a live one (a capture device) releases what it holds, and later reads return
+    /// nil. Called by whoever opened it when it is done reading, also before the end of the stream. A
+    /// file or buffer has nothing to release; the default does nothing.
+    mutating func stop()
+}
+
+extension AudioSource {
+    public mutating func stop() {}
 }
 
 /// Runs a source through a stage to the end of the stream.

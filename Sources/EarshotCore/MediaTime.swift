@@ -1,3 +1,5 @@
+import Foundation
+
 /// A position in a stream, counted in sample frames since the stream began, at a given sample rate.
 ///
 /// Every event in Earshot is stamped with a `MediaTime` rather than a wall-clock reading, so a file
@@ -63,5 +65,12 @@ public struct MediaTime: Sendable, Comparable, Hashable, CustomStringConvertible
         var (a, b) = (a, b)
         while b != 0 { (a, b) = (b, a % b) }
         return Swift.max(a, 1)
+    }
+}
+
+extension Range where Bound == MediaTime {
+    /// The span as people read it, to the hundredth of a second: `12.30–25.70 s`.
+    public var readable: String {
+        String(format: "%.2f–%.2f s", lowerBound.seconds, upperBound.seconds)
     }
 }

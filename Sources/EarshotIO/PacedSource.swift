@@ -38,6 +38,9 @@ public struct PacedSource<Source: AudioSource>: AudioSource {
 
     public var format: AudioFormat { source.format }
 
+    /// Stops the wrapped source.
+    public mutating func stop() { source.stop() }
+
     public mutating func read() throws -> AudioBuffer? {
         let now = clock.now
         if started == nil { started = now }

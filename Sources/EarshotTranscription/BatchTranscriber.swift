@@ -4,8 +4,10 @@ import EarshotRecognizer
 import EarshotVAD
 import Foundation
 
-/// Transcribes recordings of any length: reads and cuts them on one thread, recognizes the segments on
-/// `jobs` threads, and hands back whole transcripts in input order, whatever order segments finish in.
+/// Transcribes recordings of any length: reads and cuts them in one task, recognizes the segments in
+/// `jobs` worker tasks, and hands back whole transcripts in input order, whatever order segments finish
+/// in. The tasks run on an executor for blocking work (``BlockingExecutor``), since the C libraries
+/// under them block their thread.
 ///
 /// Scheduling: each segment goes to the worker with the least audio dealt so far (ties: the lowest
 /// index), across all recordings, into a queue of three segments per worker, so reading never runs more
@@ -20,11 +22,11 @@ import Foundation
 /// others go on. A segment the recognizer fails does not stop its recording: the other segments are
 /// still recognized, then the recording is reported failed, naming the time range of every failed
 /// segment with its error — never delivered as a shortened transcript. A transcriber that cannot be created
-/// (a missing model) ends the run with its error. Cancelling stops reading at once and recognition
-/// within a second, and the run ends with ``TranscriptionCancellation/cancelledError``, having
-/// delivered nothing past what was complete.
+/// (a missing model) ends the run with its error. Cancelling the task stops reading at once and
+/// recognition within a second, and the run ends with ``cancelledError``, having delivered nothing
+/// past what was complete.
 public enum BatchTranscriber {
-    /// A recording opened for reading, on the reading thread.
+    /// A recording opened for reading, in the reading task; its source is stopped when it has been read.
     public struct Opened {
         public var source: any AudioSource
         public var description: RecordingDescription
@@ -34,7 +36,7 @@ public enum BatchTranscriber {
         }
     }
 
-    /// What the run reports to its caller, on the caller's thread.
+    /// What the run reports to its caller, in the caller's task.
     public enum Event: Sendable {
         /// Seconds of audio recognized so far, and of all recordings opened so far (nil while one of
         /// them has no known length).
@@ -45,44 +47,66 @@ public enum BatchTranscriber {
         case failed(index: Int, name: String?, error: EarshotError)
     }
 
-    /// Transcribes recordings `0..<count`, opening each with `open` (on the reading thread) and making
-    /// each worker's transcriber with `makeTranscriber` (on the worker's thread, at its first segment).
+    /// The error a cancelled run ends with.
+    public static let cancelledError = EarshotError(.canceled, "transcription cancelled")
+
+    /// Transcribes recordings `0..<count`, opening each with `open` (in the reading task) and making
+    /// each worker's transcriber with `makeTranscriber` (in the worker's task, at its first segment).
+    /// The reading task and the workers run on `executor`, since reading, cutting and recognizing
+    /// block their thread; `handle` is called in the caller's task.
+    ///
+    /// Cancelling the calling task stops reading at once and recognition within a second; the run
+    /// then ends with ``cancelledError``, having handed out nothing past what was complete.
     public static func run(
-        count: Int, settings: TranscriptionSettings, cancellation: TranscriptionCancellation = .init(),
+        count: Int, settings: TranscriptionSettings, executor: BlockingExecutor = .shared,
         open: @escaping @Sendable (Int) throws -> Opened,
         makeTranscriber: @escaping @Sendable () throws -> any SegmentTranscriber,
         handle: (Event) throws -> Void
-    ) throws {
-        let stop = TranscriptionCancellation(linkedTo: cancellation)
-        let inbox = WorkQueue<Message>()
-        let queues = (0..<settings.jobs).map { _ in WorkQueue<Work>(capacity: 3) }
-        start {
-            read(count: count, settings: settings, open: open, queues: queues, inbox: inbox, stop: stop)
-        }
-        for queue in queues {
-            start { recognize(queue, makeTranscriber: makeTranscriber, inbox: inbox, stop: stop) }
-        }
-        var collector = Collector()
-        var running = 1 + settings.jobs
+    ) async throws {
+        let queues = (0..<settings.jobs).map { _ in SegmentQueue<Work>(capacity: 3) }
+        let (inbox, post) = AsyncStream.makeStream(of: Message.self)
+        let closeQueues: @Sendable () -> Void = { for queue in queues { queue.close() } }
         var fatal: EarshotError?
-        while running > 0, let message = inbox.pop() {
-            do {
-                if case .finished = message {
-                    running -= 1
-                } else if case .fatal(let error) = message {
-                    fatal = fatal ?? error
-                    stop.cancel()
-                } else if !stop.isCancelled {
-                    try collector.receive(message, handle: handle)
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask(executorPreference: executor) {
+                    await read(count: count, settings: settings, open: open, queues: queues, post: post)
                 }
-            } catch {
-                // The caller's handler failed (an output that cannot be written): stop everything.
-                fatal = fatal ?? Self.earshotError(error)
-                stop.cancel()
+                for queue in queues {
+                    group.addTask(executorPreference: executor) {
+                        await recognize(queue, makeTranscriber: makeTranscriber, post: post)
+                    }
+                }
+                var collector = Collector()
+                var running = 1 + settings.jobs
+                // Ends early only if this task is cancelled (the stream then ends); the group then waits
+                // for its cancelled children.
+                for await message in inbox {
+                    do {
+                        if case .finished = message {
+                            running -= 1
+                            if running == 0 { break }
+                        } else if case .fatal(let error) = message {
+                            fatal = fatal ?? error
+                            group.cancelAll()
+                            closeQueues()
+                        } else if fatal == nil && !Task.isCancelled {
+                            try collector.receive(message, handle: handle)
+                        }
+                    } catch {
+                        // The caller's handler failed (an output that cannot be written): stop everything.
+                        fatal = fatal ?? Self.earshotError(error)
+                        group.cancelAll()
+                        closeQueues()
+                    }
+                }
             }
+        } onCancel: {
+            closeQueues()
         }
+        post.finish()
         if let fatal { throw fatal }
-        try cancellation.check()
+        if Task.isCancelled { throw cancelledError }
     }
 
     /// A segment on its way to a worker.
@@ -92,7 +116,7 @@ public enum BatchTranscriber {
         var chunk: UtteranceChunk
     }
 
-    /// What the reading and recognizing threads tell the caller's thread.
+    /// What the reading and recognizing tasks tell the caller's task.
     enum Message: Sendable {
         case opened(input: Int, RecordingDescription)
         case read(input: Int, segmentCount: Int, duration: Double)
@@ -103,22 +127,17 @@ public enum BatchTranscriber {
         case finished
     }
 
-    private static func start(_ body: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: body)
-        thread.stackSize = 8 << 20  // PocketSphinx's search recurses; match the main thread's 8 MiB
-        thread.start()
-    }
-
-    /// The reading thread: opens, resamples and cuts each recording, dealing segments to the least-loaded worker.
+    /// The reading task: opens, resamples and cuts each recording, dealing segments to the least-loaded worker.
     private static func read(
         count: Int, settings: TranscriptionSettings, open: @Sendable (Int) throws -> Opened,
-        queues: [WorkQueue<Work>], inbox: WorkQueue<Message>, stop: TranscriptionCancellation
-    ) {
+        queues: [SegmentQueue<Work>], post: AsyncStream<Message>.Continuation
+    ) async {
         var dealtSeconds = [Double](repeating: 0, count: queues.count)
-        for input in 0..<count where !stop.isCancelled {
+        for input in 0..<count where !Task.isCancelled {
             do {
                 var opened = try open(input)
-                inbox.push(.opened(input: input, opened.description))
+                defer { opened.source.stop() }
+                post.yield(.opened(input: input, opened.description))
                 let chunker = try UtteranceChunker(configuration: settings.chunking)
                 var chain = try Resampler(
                     inputFormat: opened.source.format,
@@ -127,10 +146,10 @@ public enum BatchTranscriber {
                 var output = StageOutput<UtteranceChunk>()
                 var segmentCount = 0
                 var end = MediaTime.zero(sampleRate: chunker.format.sampleRate)
-                func deal() {
+                func deal() async {
                     for chunk in output.items {
                         let worker = dealtSeconds.indices.min { dealtSeconds[$0] < dealtSeconds[$1] }!
-                        queues[worker].push(Work(input: input, index: segmentCount, chunk: chunk))
+                        await queues[worker].push(Work(input: input, index: segmentCount, chunk: chunk))
                         if chunk.containsSpeech { dealtSeconds[worker] += chunk.audio.duration }
                         segmentCount += 1
                         end = chunk.end
@@ -138,39 +157,39 @@ public enum BatchTranscriber {
                     output.removeAll()
                 }
                 while let buffer = try opened.source.read() {
-                    try stop.check()
+                    try Task.checkCancellation()
                     try chain.process(buffer, into: &output)
-                    deal()
+                    await deal()
                 }
                 try chain.finish(into: &output)
-                deal()
-                inbox.push(.read(input: input, segmentCount: segmentCount, duration: end.seconds))
+                await deal()
+                post.yield(.read(input: input, segmentCount: segmentCount, duration: end.seconds))
             } catch {
-                if stop.isCancelled { break }
-                inbox.push(.readFailed(input: input, earshotError(error)))
+                if Task.isCancelled { break }
+                post.yield(.readFailed(input: input, earshotError(error)))
             }
         }
         for queue in queues { queue.close() }
-        inbox.push(.finished)
+        post.yield(.finished)
     }
 
-    /// A worker thread: recognizes the segments dealt to it with a transcriber of its own.
+    /// A worker task: recognizes the segments dealt to it with a transcriber of its own.
     private static func recognize(
-        _ queue: WorkQueue<Work>, makeTranscriber: @Sendable () throws -> any SegmentTranscriber,
-        inbox: WorkQueue<Message>, stop: TranscriptionCancellation
-    ) {
+        _ queue: SegmentQueue<Work>, makeTranscriber: @Sendable () throws -> any SegmentTranscriber,
+        post: AsyncStream<Message>.Continuation
+    ) async {
         var transcriber: (any SegmentTranscriber)?
         var currentInput: Int?
-        // Keep popping to the end whatever happens, so the reading thread never blocks on a full queue.
-        while let work = queue.pop() {
-            if stop.isCancelled { continue }
+        // Keep popping to the end whatever happens, so the reading task never waits on a full queue.
+        while let work = await queue.pop() {
+            if Task.isCancelled { continue }
             var result: RecognitionResult?
             if work.chunk.containsSpeech {
                 if transcriber == nil {
                     do {
                         transcriber = try makeTranscriber()
                     } catch {
-                        inbox.push(.fatal(earshotError(error)))
+                        post.yield(.fatal(earshotError(error)))
                         continue
                     }
                 }
@@ -179,10 +198,10 @@ public enum BatchTranscriber {
                         try transcriber!.beginRecording()
                         currentInput = work.input
                     }
-                    result = try transcriber!.transcribe(work.chunk, cancellation: stop)
+                    result = try await transcriber!.transcribe(work.chunk)
                 } catch {
-                    if !stop.isCancelled {
-                        inbox.push(
+                    if !Task.isCancelled {
+                        post.yield(
                             .segmentFailed(
                                 input: work.input, index: work.index, span: work.chunk.start..<work.chunk.end,
                                 earshotError(error)))
@@ -191,14 +210,14 @@ public enum BatchTranscriber {
                 }
             }
             let chunk = work.chunk
-            inbox.push(
+            post.yield(
                 .segment(
                     input: work.input, index: work.index,
                     TranscribedSegment(
                         start: chunk.start, end: chunk.end, cut: chunk.cut, speech: chunk.speech,
                         result: result)))
         }
-        inbox.push(.finished)
+        post.yield(.finished)
     }
 
     static func earshotError(_ error: any Error) -> EarshotError {

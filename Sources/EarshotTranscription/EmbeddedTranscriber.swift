@@ -27,15 +27,13 @@ public final class EmbeddedTranscriber: SegmentTranscriber {
         try recognizer.resetAdaptation()
     }
 
-    public func transcribe(_ segment: UtteranceChunk, cancellation: TranscriptionCancellation) throws
-        -> RecognitionResult
-    {
+    public func transcribe(_ segment: UtteranceChunk) async throws -> RecognitionResult {
         try recognizer.startUtterance()
         var first = 0
         let audio = segment.audio
         do {
             while first < audio.frameCount {
-                try cancellation.check()
+                try Task.checkCancellation()
                 let last = min(first + piece, audio.frameCount)
                 try recognizer.accept(
                     AudioBuffer(

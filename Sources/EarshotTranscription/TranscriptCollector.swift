@@ -22,7 +22,7 @@ extension BatchTranscriber {
                 let failures = failedSegments.keys.sorted().map { failedSegments[$0]! }
                 guard let first = failures.first else { return nil }
                 if failures.count == 1 {
-                    return EarshotError(first.error.code, "segment \(describe(first.span)): \(first.error.message)")
+                    return EarshotError(first.error.code, "segment \(first.span.readable): \(first.error.message)")
                 }
                 var groups: [(message: String, spans: [Range<MediaTime>])] = []
                 for failure in failures {
@@ -33,7 +33,7 @@ extension BatchTranscriber {
                     }
                 }
                 let causes = groups.map { group in
-                    let shown = group.spans.prefix(8).map(describe).joined(separator: ", ")
+                    let shown = group.spans.prefix(8).map(\.readable).joined(separator: ", ")
                     let more = group.spans.count > 8 ? " and \(group.spans.count - 8) more" : ""
                     return "\(shown)\(more): \(group.message)"
                 }
@@ -91,9 +91,4 @@ extension BatchTranscriber {
             }
         }
     }
-}
-
-/// A segment's place in its recording as people read it: `12.30–25.70 s`.
-func describe(_ span: Range<MediaTime>) -> String {
-    String(format: "%.2f–%.2f s", span.lowerBound.seconds, span.upperBound.seconds)
 }

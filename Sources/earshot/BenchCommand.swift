@@ -1,6 +1,7 @@
 import ArgumentParser
 import EarshotCore
 import EarshotLab
+import EarshotLoad
 import Foundation
 
 struct Bench: ParsableCommand {

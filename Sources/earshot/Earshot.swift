@@ -3,7 +3,7 @@ import EarshotCore
 import Foundation
 
 @main
-struct Earshot: ParsableCommand {
+struct Earshot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "earshot",
         abstract:
@@ -24,11 +24,15 @@ struct Earshot: ParsableCommand {
     )
 
     /// Runs the command, turning every failure into one line on standard error and a documented exit code.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
             InterruptCleanup.install(except: (type(of: command) as? any HandlesSignals.Type)?.handledSignals ?? [])
-            try command.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch {
             exit(reporting: error)
         }

@@ -5,6 +5,7 @@ import EarshotCodecs
 import EarshotCore
 import EarshotIO
 import EarshotRecognizer
+import EarshotServiceTranscription
 import EarshotTranscription
 import EarshotVAD
 import Foundation
@@ -16,12 +17,12 @@ extension TranscriptFormat: ExpressibleByArgument {
     }
 }
 
-struct Transcribe: ParsableCommand {
+struct Transcribe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Transcribe the speech in audio files of any length, with the embedded recognizer or a service.",
         discussion: """
             Reads each FILE (any rate and channel count; it is resampled to 16 kHz mono), cuts it at pauses \
-            into segments of at most --max-segment-duration seconds, decodes the segments on --jobs threads \
+            into segments of at most --max-segment-duration seconds, decodes --jobs segments at once (at most one per core) \
             with PocketSphinx and the US English model from Debian's pocketsphinx-en-us package, and writes \
             the transcript in media-time order. Needs no network and no service.
 
@@ -208,7 +209,7 @@ struct Transcribe: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let (detector, models) = try vadModel.resolve(detector)
         let settings = try TranscriptionSettings(
             jobs: jobs,
@@ -217,66 +218,75 @@ struct Transcribe: ParsableCommand {
                 models: models),
             resamplerQuality: resamplerQuality)
         let (makeTranscriber, parameters) = try recognition(settings: settings)
-        let output = try CommandOutput(path: output)
-        let cancellation = TranscriptionCancellation()
-        let interrupt = Self.cancelOnInterrupt(cancellation)
-        defer { interrupt.cancel() }
-
-        var progress = Progress(totalSeconds: nil)
-        var failures: [EarshotError] = []
-        let files = files, layout = layout, format = format, several = files.count > 1
+        let files = files, layout = layout, format = format, several = files.count > 1, path = output
+        let failures: [EarshotError]
         do {
-            try BatchTranscriber.run(
-                count: files.count, settings: settings, cancellation: cancellation,
-                open: { index in
-                    let source = try layout.open(files[index])
-                    let input = InputDescription(name: InputLayoutOptions.displayName(files[index]), source: source)
-                    return BatchTranscriber.Opened(
-                        source: source,
-                        description: RecordingDescription(
-                            name: input.path, container: input.container, encoding: input.encoding,
-                            sampleRate: input.sampleRateHz, channelCount: input.channels,
-                            duration: (source as? AudioFileSource)?.duration))
-                },
-                makeTranscriber: makeTranscriber
-            ) { event in
-                switch event {
-                case .progress(let done, let total):
-                    progress.update(mediaSeconds: done, totalSeconds: total)
-                case .transcribed(let index, let transcript):
-                    var text = try format.render(transcript, parameters: parameters, compact: several)
-                    if several && format == .text {
-                        text = (index > 0 ? "\n" : "") + "==> \(transcript.recording.name) <==\n" + text
-                    }
-                    try output.write(text)
-                case .failed(let index, _, let error):
-                    let name = InputLayoutOptions.displayName(files[index])
-                    let message = error.message.contains(name) ? error.message : "\(name): \(error.message)"
-                    failures.append(EarshotError(error.code, message))
-                    if several {
-                        progress.finish()
-                        FileHandle.standardError.write(Data("earshot: \(message)\n".utf8))
+            failures = try await Self.cancellingOnInterrupt {
+                let output = try CommandOutput(path: path)
+                var progress = Progress(totalSeconds: nil)
+                defer { progress.finish() }
+                var failures: [EarshotError] = []
+                try await BatchTranscriber.run(
+                    count: files.count, settings: settings,
+                    open: { index in
+                        let source = try layout.open(files[index])
+                        let input = InputDescription(
+                            name: InputLayoutOptions.displayName(files[index]), source: source)
+                        return BatchTranscriber.Opened(
+                            source: source,
+                            description: RecordingDescription(
+                                name: input.path, container: input.container, encoding: input.encoding,
+                                sampleRate: input.sampleRateHz, channelCount: input.channels,
+                                duration: (source as? AudioFileSource)?.duration))
+                    },
+                    makeTranscriber: makeTranscriber
+                ) { event in
+                    switch event {
+                    case .progress(let done, let total):
+                        progress.update(mediaSeconds: done, totalSeconds: total)
+                    case .transcribed(let index, let transcript):
+                        var text = try format.render(transcript, parameters: parameters, compact: several)
+                        if several && format == .text {
+                            text = (index > 0 ? "\n" : "") + "==> \(transcript.recording.name) <==\n" + text
+                        }
+                        try output.write(text)
+                    case .failed(let index, _, let error):
+                        let name = InputLayoutOptions.displayName(files[index])
+                        let message = error.message.contains(name) ? error.message : "\(name): \(error.message)"
+                        failures.append(EarshotError(error.code, message))
+                        if several {
+                            progress.finish()
+                            FileHandle.standardError.write(Data("earshot: \(message)\n".utf8))
+                        }
                     }
                 }
+                progress.finish()
+                if let failure = failures.first, !several { throw failure }
+                try output.commit()
+                return failures
             }
         } catch let error as EarshotError where error.code == .canceled {
-            progress.finish()
             FileHandle.standardError.write(Data("earshot: interrupted; no output written\n".utf8))
             throw ExitCode(130)
         }
-        progress.finish()
-        if let failure = failures.first, !several { throw failure }
-        try output.commit()
         if !failures.isEmpty { throw ExitCode(ExitStatus.partialBatch.rawValue) }
     }
 
-    /// Turns SIGINT into a cancellation, so the run can stop cleanly and no partial file is left; the
-    /// returned source must be cancelled when the run ends.
-    private static func cancelOnInterrupt(_ cancellation: TranscriptionCancellation) -> any DispatchSourceSignal {
+    /// Runs `body` in a task that SIGINT cancels, so the run can stop cleanly and no partial file is
+    /// left.
+    private static func cancellingOnInterrupt<Value: Sendable>(
+        _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let task = Task(operation: body)
         signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { cancellation.cancel() }
-        source.resume()
-        return source
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { task.cancel() }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 }

@@ -22,7 +22,9 @@ import Testing
     }
 
     /// The error the interaction failed with, and how long it took.
-    static func failure(_ configuration: SpeechRequestConfiguration, audio: [UInt8] = [UInt8](repeating: 7, count: 2000))
+    static func failure(
+        _ configuration: SpeechRequestConfiguration, audio: [UInt8] = [UInt8](repeating: 7, count: 2000)
+    )
         async throws -> (SpeechClientError?, Duration, [SpeechClientState])
     {
         let client = try SpeechClient(configuration: configuration)
@@ -79,7 +81,8 @@ import Testing
     @Test func invalidURLsAndPropertiesAreRefusedAtOnce() {
         var configuration = Self.configuration(port: 1)
         configuration.recognitionURL = "not a url"
-        #expect(throws: SpeechClientError.invalidURL("recognitionURL \"not a url\" is not an http(s) URL with a host")) {
+        #expect(throws: SpeechClientError.invalidURL("recognitionURL \"not a url\" is not an http(s) URL with a host"))
+        {
             try SpeechClient(configuration: configuration)
         }
         configuration = Self.configuration(port: 1)
@@ -92,13 +95,13 @@ import Testing
         // A bad token: 401 with the PolicyException.
         let (unauthorized, _, _) = try await Self.failure(Self.configuration(port: server.port))
         #expect(unauthorized?.code == "HTTP 401")
-        if case .httpStatus(_, let body?) = unauthorized { #expect(body.messageID == "POL0001") }
+        if case .httpStatus(_, let body?, _) = unauthorized { #expect(body.messageID == "POL0001") }
         // Text as audio: 400 with the ServiceException.
         let token = try await server.token()
         let (badAudio, _, _) = try await Self.failure(
             Self.configuration(port: server.port, token: token), audio: Array("hello, world".utf8))
         #expect(badAudio?.code == "HTTP 400")
-        if case .httpStatus(_, let body?) = badAudio { #expect(body.messageID == "SVC0001") }
+        if case .httpStatus(_, let body?, _) = badAudio { #expect(body.messageID == "SVC0001") }
         // Busy: hold the only recognizer with a stalled upload, then ask.
         let holder = Task {
             try await LoopbackClient.post(

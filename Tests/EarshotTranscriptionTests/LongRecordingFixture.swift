@@ -7,7 +7,7 @@ import EarshotTranscription
 import Foundation
 
 /// One recording of the long corpus, built once per test run (two minutes, to keep the suite quick),
-/// and its transcript by the embedded recognizer with two jobs.
+/// and its transcript by the embedded recognizer with two jobs (made once, by the first test to ask).
 enum LongRecordingFixture {
     struct Built: Sendable {
         var entry: CorpusEntry
@@ -21,11 +21,11 @@ enum LongRecordingFixture {
         return Built(entry: utterance.entry, audio: AudioBuffer(format: .wideband, samples: utterance.samples))
     }
 
-    static let transcript: Result<Transcript, any Error> = Result {
+    static let transcript = Task<Transcript, any Error> {
         let recording = try built.get()
         let settings = try TranscriptionSettings(jobs: 2)
         var transcripts: [Transcript] = []
-        try BatchTranscriber.run(
+        try await BatchTranscriber.run(
             count: 1, settings: settings,
             open: { _ in
                 BatchTranscriber.Opened(

@@ -30,9 +30,9 @@ import Testing
         print("long recording: \(chunks.count) segments, lengths \(chunks.map { Int($0.audio.duration.rounded()) }) s")
     }
 
-    @Test func transcriptIsInMediaTimeOrderAndCloseToTheReference() throws {
+    @Test func transcriptIsInMediaTimeOrderAndCloseToTheReference() async throws {
         let recording = try LongRecordingFixture.built.get()
-        let transcript = try LongRecordingFixture.transcript.get()
+        let transcript = try await LongRecordingFixture.transcript.value
         #expect(abs(transcript.duration - recording.audio.duration) < 1e-6)
         for (previous, next) in zip(transcript.segments, transcript.segments.dropFirst()) {
             #expect(previous.end == next.start)
@@ -46,9 +46,9 @@ import Testing
     }
 
     @Test(arguments: [TranscriptFormat.srt, .vtt])
-    func subtitlesParseWithFFmpegAndFollowTheLabelledSpeech(format: TranscriptFormat) throws {
+    func subtitlesParseWithFFmpegAndFollowTheLabelledSpeech(format: TranscriptFormat) async throws {
         let recording = try LongRecordingFixture.built.get()
-        let transcript = try LongRecordingFixture.transcript.get()
+        let transcript = try await LongRecordingFixture.transcript.value
         let parameters = TranscriptParameters(embedded: .default, settings: try TranscriptionSettings(jobs: 2))
         let text = try format.render(transcript, parameters: parameters)
         let directory = try TemporaryDirectory()

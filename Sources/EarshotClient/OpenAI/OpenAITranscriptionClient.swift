@@ -95,17 +95,20 @@ public final class OpenAITranscriptionClient: Sendable {
             ByteBuffer(bytes: body(audio, fileName: fileName, contentType: contentType, boundary: boundary)))
         let status: Int
         let reply: [UInt8]
+        let retryAfter: String?
         do {
             let response = try await http.execute(
                 request, timeout: .seconds(Int64(configuration.connectionTimeout + configuration.responseTimeout)))
             status = Int(response.status.code)
+            retryAfter = response.headers.first(name: "Retry-After")
             reply = Array(buffer: try await response.body.collect(upTo: 16 << 20))
         } catch {
             throw HTTPFailure.classify(error, during: "the transcription request to \(configuration.url)")
         }
         guard status == 200 else {
             if status == 401 { await tokens?.invalidate() }
-            throw .httpStatus(status, RequestError(openAI: reply))
+            throw .httpStatus(
+                status, RequestError(openAI: reply), retryAfter: SpeechClientError.retryAfter(header: retryAfter))
         }
         do {
             return try JSONDecoder().decode(OpenAITranscription.Verbose.self, from: Data(reply))

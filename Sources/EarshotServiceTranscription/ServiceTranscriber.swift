@@ -1,12 +1,11 @@
-import Dispatch
 import EarshotClient
 import EarshotCodecs
 import EarshotCore
 import EarshotDSP
 import EarshotRecognizer
+import EarshotTranscription
 import EarshotVAD
 import Foundation
-import Synchronization
 
 /// A recognition service behind ``SegmentTranscriber``: each segment is encoded in the backend's
 /// wire format and uploaded whole through a ``RecognitionBackend`` — the Speech API
@@ -15,9 +14,9 @@ import Synchronization
 /// the recording's media time: with the service's word times, else spread over the segments it
 /// timed, else spread evenly over the segment.
 ///
-/// A segment refused as busy (503, also 502 and 504) or lost to a timeout is sent again after 1, 2,
-/// 4 … × ``backoff`` seconds, and one lost to a connection failure after 0.25, 0.5, 1 … s, up to
-/// ``retries`` times; any other failure, or the last retry's, throws `.recognizerFailed` with the
+/// A segment refused as busy (503, also 502 and 504; after the `Retry-After` it names, if longer) or
+/// lost to a timeout is sent again after 1, 2, 4 … × ``backoff`` seconds, and one lost to a
+/// connection failure after 0.25, 0.5, 1 … s, up to ``retries`` times; any other failure, or the last retry's, throws `.recognizerFailed` with the
 /// service's error (the scheduler adds the segment's time range).
 public final class ServiceTranscriber: SegmentTranscriber {
     /// Attempts after the first for a transient failure.
@@ -41,41 +40,38 @@ public final class ServiceTranscriber: SegmentTranscriber {
 
     public func beginRecording() throws {}
 
-    public func transcribe(_ segment: UtteranceChunk, cancellation: TranscriptionCancellation) throws
-        -> RecognitionResult
-    {
+    public func transcribe(_ segment: UtteranceChunk) async throws -> RecognitionResult {
         let audio = segment.audio
-        let range = describe(segment.start..<segment.end)
+        let range = (segment.start..<segment.end).readable
         let (bytes, contentType) = try Self.encode(audio, as: backend.audioFormat)
-        let backend = self.backend
         var attempt = 0
         while true {
-            try cancellation.check()
-            let outcome = try Self.wait(cancellation: cancellation) {
-                () async -> Result<RecognitionReply, SpeechClientError> in
-                do throws(SpeechClientError) {
-                    return .success(try await backend.recognize(bytes, contentType: contentType))
-                } catch {
-                    return .failure(error)
-                }
+            try Task.checkCancellation()
+            let error: SpeechClientError
+            do throws(SpeechClientError) {
+                return Self.result(try await backend.recognize(bytes, contentType: contentType), audio: audio)
+            } catch let failure {
+                error = failure
             }
-            switch outcome {
-            case .success(let reply):
-                return Self.result(reply, audio: audio)
-            case .failure(let error) where Self.isTransient(error) && attempt < retries:
-                // A connection failure has taken its own time already (refused at once, or the connect
-                // timeout), so a service that is restarting is tried again soon (0.25, 0.5, 1 s …); a
-                // busy or failing one is given longer.
-                let base = Self.isConnectionFailure(error) ? min(backoff, 0.25) : backoff
-                let pause = base * pow(2, Double(attempt))
-                attempt += 1
-                onRetry("segment \(range): \(error); retrying in \(pause.formatted()) s (\(attempt) of \(retries))")
-                try Self.sleep(pause, cancellation: cancellation)
-            case .failure(let error):
+            try Task.checkCancellation()  // a request cancelled with its task fails; that is no reply
+            guard Self.isTransient(error), attempt < retries else {
                 let attempts = attempt == 0 ? "" : " (after \(attempt + 1) attempts)"
                 throw EarshotError(.recognizerFailed, "\(error)\(attempts)")
             }
+            let pause = Self.pause(before: attempt, after: error, backoff: backoff)
+            attempt += 1
+            onRetry("segment \(range): \(error); retrying in \(pause.formatted()) s (\(attempt) of \(retries))")
+            try await Task.sleep(for: .seconds(pause))
         }
+    }
+
+    /// How long to wait before retry `attempt + 1`. A connection failure has taken its own time already
+    /// (refused at once, or the connect timeout), so a service that is restarting is tried again soon
+    /// (0.25, 0.5, 1 s …); a busy or failing one is given longer (1, 2, 4 … × `backoff`), or what its
+    /// `Retry-After` asks if that is longer.
+    static func pause(before attempt: Int, after error: SpeechClientError, backoff: Double) -> Double {
+        let base = isConnectionFailure(error) ? min(backoff, 0.25) : backoff
+        return max(base * pow(2, Double(attempt)), error.retryAfter ?? 0)
     }
 
     static func isConnectionFailure(_ error: SpeechClientError) -> Bool {
@@ -87,36 +83,8 @@ public final class ServiceTranscriber: SegmentTranscriber {
     static func isTransient(_ error: SpeechClientError) -> Bool {
         switch error {
         case .connectionFailure, .noResponseFromServer: true
-        case .httpStatus(let status, _): [502, 503, 504].contains(status)
+        case .httpStatus(let status, _, _): [502, 503, 504].contains(status)
         default: false
-        }
-    }
-
-    /// Blocks the worker thread until `operation` ends, or until `cancellation` is set (which cancels it).
-    private static func wait<Value: Sendable>(
-        cancellation: TranscriptionCancellation,
-        _ operation: @escaping @Sendable () async -> Result<Value, SpeechClientError>
-    ) throws -> Result<Value, SpeechClientError> {
-        let box = OutcomeBox<Value>()
-        let done = DispatchSemaphore(value: 0)
-        let task = Task {
-            box.set(await operation())
-            done.signal()
-        }
-        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            if cancellation.isCancelled {
-                task.cancel()
-                throw TranscriptionCancellation.cancelledError
-            }
-        }
-        return box.value ?? .failure(.noResponseFromServer("the request ended without an answer"))
-    }
-
-    private static func sleep(_ seconds: Double, cancellation: TranscriptionCancellation) throws {
-        let end = Date(timeIntervalSinceNow: seconds)
-        while Date() < end {
-            try cancellation.check()
-            Thread.sleep(forTimeInterval: min(0.1, max(0, end.timeIntervalSinceNow)))
         }
     }
 
@@ -178,11 +146,4 @@ public final class ServiceTranscriber: SegmentTranscriber {
         result.hypotheses = [Hypothesis(text: text, confidence: reply.confidence, words: words)]
         return result
     }
-}
-
-/// A request's outcome, handed from its task to the waiting worker thread.
-private final class OutcomeBox<Value: Sendable>: Sendable {
-    private let stored = Mutex<Result<Value, SpeechClientError>?>(nil)
-    func set(_ value: Result<Value, SpeechClientError>) { stored.withLock { $0 = value } }
-    var value: Result<Value, SpeechClientError>? { stored.withLock { $0 } }
 }

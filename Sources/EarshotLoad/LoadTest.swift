@@ -1,6 +1,7 @@
 import EarshotClient
 import EarshotCore
 import EarshotIO
+import EarshotLab
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -63,7 +64,8 @@ public struct LoadTest: Sendable {
                 group.addTask {
                     let client = try SpeechClient(configuration: configuration)
                     // Streams start spread over one utterance, so their ends do not coincide.
-                    try await Task.sleep(for: .seconds((utterances.first?.speechEnd ?? 1) * Double(stream) / Double(streams) / speed))
+                    try await Task.sleep(
+                        for: .seconds((utterances.first?.speechEnd ?? 1) * Double(stream) / Double(streams) / speed))
                     var index = stream
                     while ContinuousClock.now < deadline {
                         let sample = await request(client: client, utterance: utterances[index % utterances.count])
@@ -106,7 +108,8 @@ public struct LoadTest: Sendable {
                 }
             case .succeeded(let response) where response.statusCode < 400:
                 guard let speechEnd = clock.speechEndInstant else {
-                    return Sample(latency: nil, failure: "the end of speech was never captured", partialLags: partialLags)
+                    return Sample(
+                        latency: nil, failure: "the end of speech was never captured", partialLags: partialLags)
                 }
                 let now = ContinuousClock.now
                 return Sample(
@@ -135,7 +138,9 @@ public struct LoadTest: Sendable {
 /// When a paced replay released its audio: the first buffer's instant (media time 0) and the
 /// buffer holding the labelled end of speech.
 final class CaptureClock: Sendable {
-    private let state = NIOLockedValueBox<(origin: ContinuousClock.Instant?, speechEnd: ContinuousClock.Instant?, speed: Double)>((nil, nil, 1))
+    private let state = NIOLockedValueBox<
+        (origin: ContinuousClock.Instant?, speechEnd: ContinuousClock.Instant?, speed: Double)
+    >((nil, nil, 1))
 
     var speechEndInstant: ContinuousClock.Instant? { state.withLockedValue { $0.speechEnd } }
 

@@ -4,7 +4,7 @@ import EarshotRecognizer
 import EarshotWire
 import Testing
 
-@testable import EarshotTranscription
+@testable import EarshotServiceTranscription
 
 /// A service's reply — here an OpenAI-compatible server's `verbose_json` — becomes a result in the
 /// recording's media time, whether it gives word times, only segments, or only text.

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotDSP
 import EarshotIO
+import EarshotLab
 import EarshotRecognizer
 import Foundation
 import NIOConcurrencyHelpers

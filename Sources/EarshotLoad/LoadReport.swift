@@ -61,7 +61,10 @@ public struct LoadReport: Sendable {
                     + " \(cell(Level.quantile(level.afterEndpoint, 0.95)))   \(cell(Level.quantile(level.partialLags, 0.5)))"
                     + "             \(cpu)")
             if !level.failures.isEmpty {
-                lines.append("         failures: " + level.failures.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+                lines.append(
+                    "         failures: "
+                        + level.failures.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(
+                            separator: ", "))
             }
         }
         return lines.joined(separator: "\n")

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Where blocking work runs: a fixed set of threads, each with an 8 MiB stack, as a Swift task
+/// executor.
+///
+/// The C libraries under Earshot block their thread while they work — PocketSphinx for the seconds a
+/// segment takes, libsndfile on a read, a detector over a block — and Swift's cooperative pool has one
+/// thread per core, so blocking it starves every other task. Work that blocks runs here instead:
+/// `group.addTask(executorPreference: BlockingExecutor.shared) { … }`, or
+/// `withTaskExecutorPreference(.shared) { … }`. Synchronous code called from such a task runs on one
+/// of these threads, and an `await` in it frees the thread for another task, so tasks that spend their
+/// time waiting on the network (an upload) share the threads with ones that compute.
+///
+/// At most ``threadCount`` jobs run at once; the rest wait in order of arrival. PocketSphinx's search
+/// recurses, so the threads get the main thread's 8 MiB stack rather than a secondary thread's 512 KiB.
+///
+/// `@unchecked Sendable`: `jobs` and `head` are read and written only with `condition` locked.
+public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
+    /// The process's executor for blocking work: as many threads as cores, at least two.
+    public static let shared = BlockingExecutor(threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// How many jobs run at once.
+    public let threadCount: Int
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+
+    /// Starts `threadCount` threads that live as long as the process (an executor is made once).
+    public init(threadCount: Int, stackSize: Int = 8 << 20) {
+        precondition(threadCount > 0, "an executor needs at least one thread")
+        self.threadCount = threadCount
+        for index in 0..<threadCount {
+            let thread = Thread { [self] in serve() }
+            thread.stackSize = stackSize
+            thread.name = "earshot-blocking-\(index)"
+            thread.start()
+        }
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// One thread's loop: the oldest job, run to its next suspension, forever.
+    private func serve() {
+        let executor = asUnownedTaskExecutor()
+        while true {
+            condition.lock()
+            while head == jobs.count { condition.wait() }
+            let job = jobs[head]
+            head += 1
+            if head > 64 && head * 2 > jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: executor)
+        }
+    }
+}
