@@ -53,7 +53,7 @@ let package = Package(
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
         // The JSON both sides of a recognition API read and write (OpenAI's transcription API), as Codable types.
-        .target(name: "EarshotWire", swiftSettings: strictSwift6),
+        .target(name: "EarshotWire", dependencies: ["EarshotCore"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile", "CALSA"],
             swiftSettings: strictSwift6),
@@ -166,8 +166,8 @@ let package = Package(
         .testTarget(
             name: "EarshotServerTests",
             dependencies: [
-                "EarshotServer", "EarshotClient", "EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer",
-                "EarshotTesting",
+                "EarshotServer", "EarshotClient", "EarshotWire", "EarshotCodecs", "EarshotDSP", "EarshotIO",
+                "EarshotRecognizer", "EarshotTesting",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

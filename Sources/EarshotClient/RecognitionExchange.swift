@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import EarshotWire
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -100,8 +101,8 @@ struct RecognitionExchange: Sendable {
                 }
             }
             if !pending.isEmpty { last = pending }
-            if let document = try? JSONSerialization.jsonObject(with: Data(last)) as? [String: Any],
-                let embedded = document["status"] as? Int
+            if let error = try? JSONDecoder().decode(RequestErrorDocument.self, from: Data(last)),
+                let embedded = error.status
             {
                 status = embedded
             }
@@ -112,9 +113,7 @@ struct RecognitionExchange: Sendable {
     }
 
     private static func partial(_ line: [UInt8]) -> (text: String, audioTime: Double)? {
-        guard let document = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-            let partial = document["PartialResult"] as? [String: Any], let text = partial["Hypothesis"] as? String
-        else { return nil }
-        return (text, partial["audioTime"] as? Double ?? 0)
+        guard let line = try? JSONDecoder().decode(PartialResultLine.self, from: Data(line)) else { return nil }
+        return (line.partialResult.hypothesis, line.partialResult.audioTime)
     }
 }

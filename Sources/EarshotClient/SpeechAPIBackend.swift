@@ -38,17 +38,14 @@ public final class SpeechAPIBackend: RecognitionBackend {
     /// The best `NBest` entry of a Speech to Text document: hypothesis, confidence, words with their
     /// scores and, with the word-times extension, their times.
     static func reply(_ response: SpeechResponse) throws(SpeechClientError) -> RecognitionReply {
-        guard let recognition = response.dictionary?["Recognition"] as? [String: Any] else {
+        guard let document = response.document else {
             throw .noResponseFromServer("the service's answer is not a Speech to Text JSON document")
         }
-        guard let best = (recognition["NBest"] as? [[String: Any]])?.first,
-            let text = best["Hypothesis"] as? String
-        else { return RecognitionReply(text: "") }  // "No Speech"
-        let words = best["Words"] as? [String] ?? []
-        let scores = best["WordScores"] as? [Double] ?? []
-        var reply = RecognitionReply(text: text, confidence: best["Confidence"] as? Double)
-        if let times = best["WordTimes"] as? [[Double]], times.count == words.count, times.allSatisfy({ $0.count == 2 })
-        {
+        guard let best = document.recognition.nBest?.first else { return RecognitionReply(text: "") }  // "No Speech"
+        let words = best.words
+        let scores = best.wordScores
+        var reply = RecognitionReply(text: best.hypothesis, confidence: best.confidence)
+        if let times = best.wordTimes, times.count == words.count, times.allSatisfy({ $0.count == 2 }) {
             reply.words = words.indices.map { index in
                 .init(
                     word: words[index], start: times[index][0], end: times[index][1],

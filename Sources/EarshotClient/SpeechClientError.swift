@@ -1,3 +1,4 @@
+import EarshotWire
 import Foundation
 
 /// Why an interaction failed: the error codes of the SDK's table 5-6.
@@ -87,14 +88,13 @@ public struct RequestError: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `{"RequestError":{"ServiceException":{"MessageId":…,"Text":…,"Variables":…}}}`.
     public init?(json data: [UInt8]) {
-        guard let document = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any],
-            let error = document["RequestError"] as? [String: Any],
-            let (kind, value) = error.first, let exception = value as? [String: Any]
+        guard let document = try? JSONDecoder().decode(RequestErrorDocument.self, from: Data(data)),
+            let (kind, exception) = document.exception
         else { return nil }
         self.kind = kind
-        messageID = exception["MessageId"] as? String ?? ""
-        text = exception["Text"] as? String ?? ""
-        variables = exception["Variables"] as? String ?? ""
+        messageID = exception.messageID
+        text = exception.text
+        variables = exception.variables
     }
 
     /// An OAuth token endpoint's refusal (`{"error":"invalid_client"}`, RFC 6749 section 5.2), as

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotWire
 import Foundation
 
 /// The states of an interaction (the SDK's table 5-7).
@@ -49,18 +50,11 @@ public struct SpeechResponse: Sendable {
     public var data: [UInt8]
 
     /// The hypotheses, best first (`Recognition.NBest[*].Hypothesis`); empty when none.
-    public var strings: [String] {
-        guard let recognition = dictionary?["Recognition"] as? [String: Any],
-            let nBest = recognition["NBest"] as? [[String: Any]]
-        else { return [] }
-        return nBest.compactMap { $0["Hypothesis"] as? String }
-    }
+    public var strings: [String] { document?.recognition.nBest?.map(\.hypothesis) ?? [] }
 
-    /// The parsed JSON, or nil when the body is not JSON.
-    public var dictionary: [String: Any]? {
-        try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any]
-    }
+    /// The body as a Speech to Text document, or nil when it is not one.
+    public var document: RecognitionDocument? { try? JSONDecoder().decode(RecognitionDocument.self, from: Data(data)) }
 
     /// `Recognition.Status` ("OK", "No Speech").
-    public var status: String? { (dictionary?["Recognition"] as? [String: Any])?["Status"] as? String }
+    public var status: String? { document?.recognition.status }
 }

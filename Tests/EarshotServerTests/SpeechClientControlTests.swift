@@ -4,6 +4,7 @@ import EarshotCore
 import EarshotIO
 import EarshotServer
 import EarshotTesting
+import EarshotWire
 import Foundation
 import Testing
 
@@ -15,7 +16,8 @@ import Testing
     ) async throws -> [SpeechEvent] {
         let client = try SpeechClient(configuration: configuration)
         let interaction = try client.startListening {
-            try PacedSource(SilencePaddedSource(try AudioFileSource(path: path), trailingSeconds: trailing), speed: speed)
+            try PacedSource(
+                SilencePaddedSource(try AudioFileSource(path: path), trailingSeconds: trailing), speed: speed)
         }
         if let during { try await during(interaction) }
         let events = await SpeechClientTests.collect(interaction)
@@ -144,7 +146,8 @@ import Testing
             defaults: [("ClientApp", "earshot"), ("ClientVersion", "1.0")])
         #expect(value == "ClientApp=example.myapp, ClientVersion=1.0, DeviceType=HTC%09HTC%20PH39100, Note=a%2Cb%3Dc")
         let defaults = ExtraArgumentsHeader.defaults(clientApp: "app", clientVersion: "2.0")
-        #expect(defaults.map(\.0) == ["ClientSdk", "DeviceType", "DeviceOs", "DeviceTime", "ClientApp", "ClientVersion"])
+        #expect(
+            defaults.map(\.0) == ["ClientSdk", "DeviceType", "DeviceOs", "DeviceTime", "ClientApp", "ClientVersion"])
     }
 }
 
@@ -172,18 +175,18 @@ extension SpeechClientControlTests {
             for await event in try client.start(audioData: audio).events {
                 if case .succeeded(let answer) = event { response = answer }
             }
-            let best = try #require(
-                ((response?.dictionary?["Recognition"] as? [String: Any])?["NBest"] as? [[String: Any]])?.first)
-            let words = try #require(best["Words"] as? [String])
+            let document = try #require(response?.document)
+            let best = try #require(document.recognition.nBest?.first)
+            let words = best.words
             if asked {
-                let times = try #require(best["WordTimes"] as? [[Double]])
+                let times = try #require(best.wordTimes)
                 #expect(times.count == words.count)
-                let metrics = (response?.dictionary?["Recognition"] as? [String: Any])?["Info"] as? [String: Any]
-                let audioTime = try #require((metrics?["metrics"] as? [String: Any])?["audioTime"] as? Double)
+                let audioTime = document.recognition.info.metrics.audioTime
                 #expect(times.allSatisfy { $0[0] < $0[1] && $0[1] <= audioTime }, "\(times)")
                 #expect(zip(times, times.dropFirst()).allSatisfy { $0[1] <= $1[0] })
             } else {
-                #expect(best["WordTimes"] == nil)
+                #expect(best.wordTimes == nil)
+                #expect(!String(decoding: try #require(response?.data), as: UTF8.self).contains("WordTimes"))
             }
             try await client.shutdown()
         }

@@ -1,3 +1,4 @@
+import EarshotWire
 import Foundation
 import Hummingbird
 import Logging
@@ -54,21 +55,14 @@ extension SpeechToTextRoute {
     }
 
     static func partialLine(_ text: String, audioTime: Double, responseID: String) -> ByteBuffer {
-        let document: [String: Any] = [
-            "PartialResult": [
-                "ResponseId": responseID, "Hypothesis": text, "audioTime": RecognitionDocument.rounded(audioTime),
-            ]
-        ]
-        var data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
+        let line = PartialResultLine(
+            responseID: responseID, hypothesis: text, audioTime: RecognitionDocument.rounded(audioTime))
+        var data = (try? line.encoded()) ?? Data()
         data.append(UInt8(ascii: "\n"))
         return ByteBuffer(bytes: data)
     }
 
     static func errorLine(_ error: ServiceError) -> Data {
-        let exception = ["MessageId": error.messageID, "Text": error.text, "Variables": error.variables]
-        let document: [String: Any] = [
-            "RequestError": [error.kind.rawValue: exception], "status": Int(error.status.code),
-        ]
-        return (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
+        error.document(status: Int(error.status.code)).encoded()
     }
 }

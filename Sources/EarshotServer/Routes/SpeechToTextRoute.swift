@@ -1,4 +1,5 @@
 import EarshotRecognizer
+import EarshotWire
 import Foundation
 import Hummingbird
 import Logging

@@ -1,3 +1,4 @@
+import EarshotWire
 import Foundation
 
 /// The other two renderings of section 3.7: Speech to Text XML (`application/xml`), the same

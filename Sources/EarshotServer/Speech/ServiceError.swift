@@ -1,3 +1,4 @@
+import EarshotWire
 import Foundation
 import Hummingbird
 
@@ -57,9 +58,12 @@ public struct ServiceError: Error, Sendable {
     }
 
     /// The JSON body: `{"RequestError":{"ServiceException":{"MessageId":…,"Text":…,"Variables":…}}}`.
-    public var body: Data {
-        let exception = ["MessageId": messageID, "Text": text, "Variables": variables]
-        let document = ["RequestError": [kind.rawValue: exception]]
-        return (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
+    public var body: Data { document().encoded() }
+
+    /// The `RequestError` document, with `status` beside it for a partial-results stream's last line.
+    func document(status: Int? = nil) -> RequestErrorDocument {
+        RequestErrorDocument(
+            kind: kind.rawValue, exception: .init(messageID: messageID, text: text, variables: variables),
+            status: status)
     }
 }

@@ -1,0 +1,25 @@
+import EarshotRecognizer
+import EarshotWire
+
+extension RecognitionDocument {
+    /// The document for `result`, the final result of a request that carried `audioBytes` bytes
+    /// holding `audioTime` seconds of audio; with `wordTimes`, the Earshot extension `WordTimes`.
+    public init(
+        result: RecognitionResult, responseID: String, audioTime: Double, audioBytes: Int, wordTimes: Bool = false
+    ) {
+        let nBest = result.hypotheses.filter { !$0.text.isEmpty }.map { hypothesis in
+            let confidence = Self.rounded(hypothesis.confidence ?? 0)
+            return NBest(
+                hypothesis: hypothesis.text, languageID: "en-us", confidence: confidence,
+                grade: Self.grade(confidence: confidence), resultText: hypothesis.text,
+                words: hypothesis.words.map(\.word), wordScores: hypothesis.words.map { Self.rounded($0.confidence) },
+                wordTimes: wordTimes
+                    ? hypothesis.words.map { [Self.rounded($0.start.seconds), Self.rounded($0.end.seconds)] } : nil)
+        }
+        self.init(
+            recognition: Recognition(
+                status: nBest.isEmpty ? "No Speech" : "OK", responseID: responseID,
+                info: Info(metrics: Metrics(audioTime: Self.rounded(audioTime), audioBytes: audioBytes)),
+                nBest: nBest.isEmpty ? nil : nBest))
+    }
+}
