@@ -13,6 +13,8 @@ public struct ServiceConfiguration: Sendable {
     public var port: Int
     /// The apps that may ask for tokens.
     public var credentials: Credentials
+    /// Static keys accepted as Bearer tokens beside the issued ones (none by default).
+    public var apiKeys = APIKeys()
     /// Access tokens two hours, refresh tokens a day, as in section 3.5.
     public var tokenLifetimes: TokenStore.Lifetimes
     /// The most live tokens of each kind one app may hold; its oldest are dropped beyond.

@@ -22,7 +22,8 @@ public struct SpeechService: Sendable {
         self.logger = logger
         authority = TokenAuthority(
             store: TokenStore(
-                credentials: configuration.credentials.secrets, lifetimes: configuration.tokenLifetimes,
+                credentials: configuration.credentials.secrets, apiKeys: configuration.apiKeys,
+                lifetimes: configuration.tokenLifetimes,
                 maximumTokensPerClient: configuration.maxTokensPerClient),
             attempts: FailedAttempts(
                 limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))

@@ -31,6 +31,14 @@ struct Serve: ParsableCommand {
     @Option(help: "File of app_key:secret lines, one per app allowed to ask for tokens.")
     var credentials: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "File of static API keys, one per line, accepted as Bearer tokens beside the issued ones.",
+            discussion:
+                "For clients that take one fixed key (OpenAI-compatible ones). A key is 16–256 printable ASCII characters; SPEECH, STTC or SPEECH,STTC after it sets its scopes (SPEECH when omitted)."
+        ))
+    var apiKeys: String?
+
     @Option(help: "Recognizers that may run at once; more concurrent requests get 503 with Retry-After.")
     var recognizers: Int = 4
 
@@ -119,6 +127,7 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        let keys = try apiKeys.map(APIKeys.init(contentsOfFile:)) ?? APIKeys()
         let apps: Credentials
         if let credentials {
             apps = try Credentials(contentsOfFile: credentials)
@@ -130,7 +139,7 @@ struct Serve: ParsableCommand {
                     "earshot serve: no --credentials given; this run's only app is APP_KEY=\(generated.appKey) SECRET_KEY=\(generated.secret)\n"
                         .utf8))
         }
-        let configuration = ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             host: host, port: port, credentials: apps,
             tokenLifetimes: .init(
                 accessToken: .seconds(accessTokenLifetime), refreshToken: .seconds(refreshTokenLifetime)),
@@ -143,6 +152,7 @@ struct Serve: ParsableCommand {
                 maxLexemes: maxLexemes),
             readTimeout: Self.duration(readTimeout), uploadGrace: Self.duration(uploadGrace),
             minimumAudioRate: minimumAudioRate, idleTimeout: Self.duration(idleTimeout), recognizerCount: recognizers)
+        configuration.apiKeys = keys
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info
         // The command line is synchronous; the service runs on Swift's concurrency pool while this

@@ -91,4 +91,51 @@ import Testing
         #expect(error(noModel.body)?["param"] as? String == "model", "\(noModel.body)")
         #expect(error(noModel.body)?.keys.contains("code") == true, "code is written, as null")
     }
+
+    /// `--api-keys`: a fixed key, as most OpenAI-compatible clients take one, works on both APIs for
+    /// its scopes; a key file with a short key is refused at start, naming the line but not the key.
+    @Test func aStaticAPIKeyWorksOnBothAPIsWithinItsScopes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "sk-earshot-test-0123456789abcdef"
+        let keys = try directory.write(Array("# keys for the test\n\n\(key)\n".utf8), to: "keys.txt")
+        let server = try Server(arguments: ["--api-keys", keys])
+        defer { _ = server.stop() }
+        func request(_ arguments: [String], path: String, key: String) throws -> (status: Int, body: String) {
+            let result = try ExternalTool.run(
+                ["curl", "--silent", "--write-out", "\n%{http_code}", "--header", "Authorization: Bearer \(key)"]
+                    + arguments + ["http://127.0.0.1:\(server.port)\(path)"])
+            let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+            return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+        }
+        let models = try request([], path: "/v1/models", key: key)
+        #expect(models.status == 200 && models.body.contains("pocketsphinx-en-us"), "\(models)")
+        let openAI = try request(
+            ["--form", "model=pocketsphinx-en-us", "--form", "file=@\(Self.clip)", "--form", "response_format=text"],
+            path: "/v1/audio/transcriptions", key: key)
+        #expect(openAI.status == 200 && openAI.body.hasPrefix("had he married"), "\(openAI)")
+        let speech = try request(
+            [
+                "--header", "Content-Type: audio/wav", "--header", "X-SpeechContext: Generic", "--data-binary",
+                "@\(Self.clip)",
+            ],
+            path: "/speech/v3/speechToText", key: key)
+        #expect(speech.status == 200 && speech.body.contains("had he married"), "\(speech)")
+        // SPEECH only (no scope given): Speech to Text Custom needs STTC.
+        let custom = try request(
+            [
+                "--header", "Content-Type: audio/wav", "--header", "X-SpeechContext: Generic", "--data-binary",
+                "@\(Self.clip)",
+            ],
+            path: "/speech/v3/speechToTextCustom", key: key)
+        #expect(custom.status == 401, "\(custom)")
+        let wrong = try request([], path: "/v1/models", key: key + "x")
+        #expect(wrong.status == 401, "\(wrong)")
+
+        let short = try directory.write(Array("sk-short\n".utf8), to: "short.txt")
+        let refused = try ExternalTool.run([ExternalTool.earshotPath, "serve", "--port", "0", "--api-keys", short])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("\(short), line 1: a key must be 16 to 256"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains("sk-short"))
+    }
 }

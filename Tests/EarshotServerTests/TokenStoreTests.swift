@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotServer
 import Testing
 
@@ -172,5 +173,39 @@ struct TokenStoreTests {
         let random = Credentials.random()
         #expect(random.credentials.secrets == [random.appKey: random.secret])
         #expect(random.secret.count == 32)
+    }
+}
+
+/// Static API keys: read from a file with their scopes, accepted for those scopes only.
+struct APIKeysTests {
+    @Test func aKeyFileGivesEachKeyItsScopes() throws {
+        let keys = try APIKeys(
+            parsing: "# ops keys\n\nabcdefghijklmnop\nqrstuvwxyz012345 SPEECH,STTC\n", origin: "keys.txt")
+        #expect(keys.scopes == ["abcdefghijklmnop": .speech, "qrstuvwxyz012345": [.speech, .speechToTextCustom]])
+        let store = TokenStore(credentials: ["app": "s3cret"], apiKeys: keys)
+        let now = ContinuousClock.now
+        #expect(
+            store.authorize(accessToken: "abcdefghijklmnop", for: .speech, now: now) == .authorized(clientID: "api-key")
+        )
+        #expect(
+            store.authorize(accessToken: "abcdefghijklmnop", for: .speechToTextCustom, now: now) == .wrongScope(.speech)
+        )
+        #expect(
+            store.authorize(accessToken: "qrstuvwxyz012345", for: .speechToTextCustom, now: now)
+                == .authorized(clientID: "api-key"))
+        #expect(store.authorize(accessToken: "abcdefghijklmno", for: .speech, now: now) == .unknownToken)
+    }
+
+    @Test(arguments: [
+        ("short-key\n", "keys.txt, line 1: a key must be 16 to 256 printable ASCII characters"),
+        ("abcdefghijklmnop\nabcdefghijklmnop\n", "keys.txt, line 2: the key appears twice"),
+        ("abcdefghijklmnop ADMIN\n", "keys.txt, line 1: scopes must be SPEECH, STTC or SPEECH,STTC"),
+        ("abcdefghijklmnop SPEECH extra\n", "keys.txt, line 1: expected a key, then optionally its scopes"),
+        ("# nothing\n\n", "keys.txt: no keys"),
+    ])
+    func aBadKeyFileIsRefusedNamingTheLineButNotTheKey(text: String, message: String) {
+        let error = #expect(throws: EarshotError.self) { try APIKeys(parsing: text, origin: "keys.txt") }
+        #expect(error?.message.hasPrefix(message) == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("abcdefghijklmnop") == false)
     }
 }

@@ -63,13 +63,18 @@ public struct TokenStore: Sendable {
     /// The most live access tokens (and, apart, refresh tokens) one app may hold.
     public let maximumTokensPerClient: Int
     private let secrets: [String: String]
+    private let apiKeys: APIKeys
     private var accessTokens: [String: Issued] = [:]
     private var refreshTokens: [String: Issued] = [:]
 
-    /// A store for the apps in `credentials` (app key → secret).
-    public init(credentials: [String: String], lifetimes: Lifetimes = Lifetimes(), maximumTokensPerClient: Int = 100) {
+    /// A store for the apps in `credentials` (app key → secret), also accepting the static `apiKeys`.
+    public init(
+        credentials: [String: String], apiKeys: APIKeys = APIKeys(), lifetimes: Lifetimes = Lifetimes(),
+        maximumTokensPerClient: Int = 100
+    ) {
         precondition(maximumTokensPerClient > 0, "an app must be able to hold a token")
         self.secrets = credentials
+        self.apiKeys = apiKeys
         self.lifetimes = lifetimes
         self.maximumTokensPerClient = maximumTokensPerClient
     }
@@ -111,6 +116,9 @@ public struct TokenStore: Sendable {
 
     /// Whether `accessToken` is live at `now` and opens `scope`.
     public func authorize(accessToken: String, for scope: OAuthScope, now: ContinuousClock.Instant) -> Verdict {
+        if let granted = apiKeys.scopes[accessToken] {
+            return granted.isSuperset(of: scope) ? .authorized(clientID: "api-key") : .wrongScope(granted)
+        }
         guard let issued = accessTokens[accessToken] else { return .unknownToken }
         guard issued.expiry > now else { return .expired }
         guard issued.scope.isSuperset(of: scope) else { return .wrongScope(issued.scope) }

@@ -1,0 +1,61 @@
+import EarshotCore
+import Foundation
+
+/// Static API keys, for clients that cannot fetch a token (most OpenAI-compatible clients take one
+/// fixed key): each key is accepted as a Bearer token on every route, for the scopes it was given,
+/// and never expires. Kept in a file the operator writes (`earshot serve --api-keys FILE`).
+///
+/// File format: one key per line, optionally followed by its scopes as the token request spells
+/// them (`SPEECH`, `STTC`, `SPEECH,STTC`; `SPEECH` when omitted); blank lines and lines starting
+/// with `#` are skipped. A key is 16 to 256 printable ASCII characters without spaces, so a short,
+/// guessable one is refused when the file is read.
+public struct APIKeys: Sendable, Hashable {
+    /// Each key and the scopes it grants.
+    public private(set) var scopes: [String: OAuthScope]
+
+    /// No keys: only tokens from `/oauth/token` are accepted.
+    public init() { scopes = [:] }
+
+    public init(scopes: [String: OAuthScope]) { self.scopes = scopes }
+
+    /// Parses the file's text; `origin` names the file in errors, which give the line number but never
+    /// the key.
+    public init(parsing text: String, origin: String) throws {
+        var scopes: [String: OAuthScope] = [:]
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let where_ = "\(origin), line \(index + 1)"
+            let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count <= 2 else {
+                throw EarshotError(.invalidInput, "\(where_): expected a key, then optionally its scopes (SPEECH,STTC)")
+            }
+            let key = String(fields[0])
+            guard (16...256).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw EarshotError(
+                    .invalidInput, "\(where_): a key must be 16 to 256 printable ASCII characters without spaces")
+            }
+            var scope = OAuthScope.speech
+            if fields.count == 2 {
+                guard let given = OAuthScope(field: String(fields[1])) else {
+                    throw EarshotError(.invalidInput, "\(where_): scopes must be SPEECH, STTC or SPEECH,STTC")
+                }
+                scope = given
+            }
+            guard scopes[key] == nil else { throw EarshotError(.invalidInput, "\(where_): the key appears twice") }
+            scopes[key] = scope
+        }
+        guard !scopes.isEmpty else { throw EarshotError(.invalidInput, "\(origin): no keys") }
+        self.scopes = scopes
+    }
+
+    /// Reads a key file.
+    public init(contentsOfFile path: String) throws {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw EarshotError(.invalidInput, "\(path): cannot read the API key file")
+        }
+        try self.init(parsing: text, origin: path)
+    }
+
+    public var isEmpty: Bool { scopes.isEmpty }
+}
