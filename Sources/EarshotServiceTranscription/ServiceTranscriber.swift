@@ -14,27 +14,21 @@ import Foundation
 /// the recording's media time: with the service's word times, else spread over the segments it
 /// timed, else spread evenly over the segment.
 ///
-/// A segment refused as busy (503, also 502 and 504; after the `Retry-After` it names, if longer) or
-/// lost to a timeout is sent again after 1, 2, 4 … × ``backoff`` seconds, and one lost to a
-/// connection failure after 0.25, 0.5, 1 … s, up to ``retries`` times; any other failure, or the last retry's, throws `.recognizerFailed` with the
-/// service's error (the scheduler adds the segment's time range).
+/// Failures are retried by the client's ``RetryPolicy`` (503 and the like after its back-off or the
+/// service's `Retry-After`, refused connections sooner); one it gives up on throws
+/// `.recognizerFailed` with the service's error (the scheduler adds the segment's time range).
 public final class ServiceTranscriber: SegmentTranscriber {
-    /// Attempts after the first for a transient failure.
-    public let retries: Int
-    /// The first pause before a retry, in seconds; each later one doubles it.
-    public let backoff: Double
+    /// When a failed upload is sent again.
+    public let retry: RetryPolicy
     private let backend: any RecognitionBackend
     private let onRetry: @Sendable (String) -> Void
 
     /// `onRetry` hears a line for each retry ("segment 25.10–50.22 s: HTTP 503 …; retrying in 2 s").
     public init(
-        backend: any RecognitionBackend, retries: Int = 3, backoff: Double = 1,
-        onRetry: @escaping @Sendable (String) -> Void = { _ in }
-    ) throws {
-        guard retries >= 0 else { throw EarshotError(.invalidParameter, "retries: expected 0 or more, got \(retries)") }
+        backend: any RecognitionBackend, retry: RetryPolicy, onRetry: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.backend = backend
-        self.retries = retries
-        self.backoff = backoff
+        self.retry = retry
         self.onRetry = onRetry
     }
 
@@ -44,47 +38,16 @@ public final class ServiceTranscriber: SegmentTranscriber {
         let audio = segment.audio
         let range = (segment.start..<segment.end).readable
         let (bytes, contentType) = try Self.encode(audio, as: backend.audioFormat)
-        var attempt = 0
-        while true {
-            try Task.checkCancellation()
-            let error: SpeechClientError
-            do throws(SpeechClientError) {
-                return Self.result(try await backend.recognize(bytes, contentType: contentType), audio: audio)
-            } catch let failure {
-                error = failure
+        let (backend, retries, onRetry) = (self.backend, retry.retries, self.onRetry)
+        do {
+            let reply = try await retry.run { () throws(SpeechClientError) in
+                try await backend.recognize(bytes, contentType: contentType)
+            } willRetry: { error, pause, attempt in
+                onRetry("segment \(range): \(error); retrying in \(pause.formatted()) s (\(attempt) of \(retries))")
             }
-            try Task.checkCancellation()  // a request cancelled with its task fails; that is no reply
-            guard Self.isTransient(error), attempt < retries else {
-                let attempts = attempt == 0 ? "" : " (after \(attempt + 1) attempts)"
-                throw EarshotError(.recognizerFailed, "\(error)\(attempts)")
-            }
-            let pause = Self.pause(before: attempt, after: error, backoff: backoff)
-            attempt += 1
-            onRetry("segment \(range): \(error); retrying in \(pause.formatted()) s (\(attempt) of \(retries))")
-            try await Task.sleep(for: .seconds(pause))
-        }
-    }
-
-    /// How long to wait before retry `attempt + 1`. A connection failure has taken its own time already
-    /// (refused at once, or the connect timeout), so a service that is restarting is tried again soon
-    /// (0.25, 0.5, 1 s …); a busy or failing one is given longer (1, 2, 4 … × `backoff`), or what its
-    /// `Retry-After` asks if that is longer.
-    static func pause(before attempt: Int, after error: SpeechClientError, backoff: Double) -> Double {
-        let base = isConnectionFailure(error) ? min(backoff, 0.25) : backoff
-        return max(base * pow(2, Double(attempt)), error.retryAfter ?? 0)
-    }
-
-    static func isConnectionFailure(_ error: SpeechClientError) -> Bool {
-        if case .connectionFailure = error { return true }
-        return false
-    }
-
-    /// Busy or unreachable, worth another try; everything else would fail again the same way.
-    static func isTransient(_ error: SpeechClientError) -> Bool {
-        switch error {
-        case .connectionFailure, .noResponseFromServer: true
-        case .httpStatus(let status, _, _): [502, 503, 504].contains(status)
-        default: false
+            return Self.result(reply, audio: audio)
+        } catch let failure as RetryPolicy.GaveUp {
+            throw EarshotError(.recognizerFailed, failure.description)
         }
     }
 

@@ -120,7 +120,12 @@ struct Transcribe: AsyncParsableCommand {
     {
         if let service = serviceOptions.service {
             let (makeBackend, format) = try serviceBackend(service)
-            let retries = retries
+            let retry: RetryPolicy
+            do {
+                retry = try RetryPolicy(retries: retries)
+            } catch {
+                throw ValidationError("--retries: \(error.description)")
+            }
             let note: @Sendable (String) -> Void = { line in
                 FileHandle.standardError.write(Data("earshot: \(line)\n".utf8))
             }
@@ -133,7 +138,7 @@ struct Transcribe: AsyncParsableCommand {
                     } catch {
                         throw EarshotError(.invalidParameter, error.description)
                     }
-                    return try ServiceTranscriber(backend: backend, retries: retries, onRetry: note)
+                    return ServiceTranscriber(backend: backend, retry: retry, onRetry: note)
                 },
                 TranscriptParameters(service: service, audioFormat: format.rawValue, settings: settings)
             )

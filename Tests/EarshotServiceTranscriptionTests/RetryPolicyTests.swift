@@ -2,10 +2,9 @@ import EarshotClient
 import Foundation
 import Testing
 
-@testable import EarshotServiceTranscription
-
-/// When a segment is sent again: the back-off doubles, a connection failure is retried sooner, and a
-/// service's `Retry-After` is waited out when it asks for longer than the back-off.
+/// When a request is sent again (the client's `RetryPolicy`): the back-off doubles, a connection
+/// failure is retried sooner, a service's `Retry-After` is waited out when it asks for longer than the
+/// back-off, and only transient failures are retried.
 @Suite struct RetryPolicyTests {
     @Test func retryAfterIsReadAsSecondsOrAnHTTPDate() throws {
         #expect(SpeechClientError.retryAfter(header: "1") == 1)
@@ -18,13 +17,56 @@ import Testing
         }
     }
 
-    @Test func aLongerRetryAfterWinsOverTheBackOff() {
+    @Test func aLongerRetryAfterWinsOverTheBackOff() throws {
+        let policy = try RetryPolicy(retries: 3, backoff: 1)
         let busy = SpeechClientError.httpStatus(503, nil, retryAfter: 5)
-        #expect(ServiceTranscriber.pause(before: 0, after: busy, backoff: 1) == 5)
-        #expect(ServiceTranscriber.pause(before: 3, after: busy, backoff: 1) == 8)  // 1 × 2³ is longer
+        #expect(policy.pause(before: 0, after: busy) == 5)
+        #expect(policy.pause(before: 3, after: busy) == 8)  // 1 × 2³ is longer
         let silent = SpeechClientError.httpStatus(503, nil)
-        #expect([0, 1, 2].map { ServiceTranscriber.pause(before: $0, after: silent, backoff: 1) } == [1, 2, 4])
+        #expect([0, 1, 2].map { policy.pause(before: $0, after: silent) } == [1, 2, 4])
         let refused = SpeechClientError.connectionFailure("connection refused")
-        #expect([0, 1, 2].map { ServiceTranscriber.pause(before: $0, after: refused, backoff: 1) } == [0.25, 0.5, 1])
+        #expect([0, 1, 2].map { policy.pause(before: $0, after: refused) } == [0.25, 0.5, 1])
+    }
+
+    /// Transient failures are retried up to the limit, then given up on with the attempt count;
+    /// others fail at once.
+    @Test func onlyTransientFailuresAreRetriedUpToTheLimit() async throws {
+        let policy = try RetryPolicy(retries: 2, backoff: 0)
+        let calls = Calls()
+        var heard: [Int] = []
+        await #expect {
+            _ = try await policy.run { () throws(SpeechClientError) -> Int in
+                calls.count += 1
+                throw .httpStatus(503, nil)
+            } willRetry: { _, _, attempt in
+                heard.append(attempt)
+            }
+        } throws: { error in
+            (error as? RetryPolicy.GaveUp)?.attempts == 3 && "\(error)" == "HTTP 503 (after 3 attempts)"
+        }
+        #expect(calls.count == 3 && heard == [1, 2])
+
+        calls.count = 0
+        await #expect {
+            _ = try await policy.run { () throws(SpeechClientError) -> Int in
+                calls.count += 1
+                throw .httpStatus(401, nil)
+            }
+        } throws: { error in
+            (error as? RetryPolicy.GaveUp)?.attempts == 1 && "\(error)" == "HTTP 401"
+        }
+        #expect(calls.count == 1)
+
+        calls.count = 0
+        let answer = try await policy.run { () throws(SpeechClientError) -> Int in
+            calls.count += 1
+            if calls.count < 2 { throw .connectionFailure("refused") }
+            return 42
+        }
+        #expect(answer == 42 && calls.count == 2)
+    }
+
+    final class Calls {
+        var count = 0
     }
 }
