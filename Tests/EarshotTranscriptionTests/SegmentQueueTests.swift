@@ -1,3 +1,4 @@
+import EarshotCore
 import Synchronization
 import Testing
 
@@ -5,55 +6,66 @@ import Testing
 
 /// The queue between the reading task and a worker: in order, bounded, and closed without leaving
 /// anyone waiting.
+///
+/// The tasks run on an executor of the suite's own: the other suites keep Swift's cooperative pool
+/// busy with blocking work for minutes at a time, which would starve them (and their time limit).
 @Suite(.timeLimit(.minutes(1))) struct SegmentQueueTests {
+    static let executor = BlockingExecutor(threadCount: 2)
+
     @Test func itemsComeOutInOrderThenNilAfterClose() async {
-        let queue = SegmentQueue<Int>(capacity: 2)
-        let consumer = Task {
-            var seen: [Int] = []
-            while let item = await queue.pop() { seen.append(item) }
-            return seen
+        await withTaskExecutorPreference(Self.executor) {
+            let queue = SegmentQueue<Int>(capacity: 2)
+            let consumer = Task(executorPreference: Self.executor) {
+                var seen: [Int] = []
+                while let item = await queue.pop() { seen.append(item) }
+                return seen
+            }
+            for item in 0..<100 { await queue.push(item) }
+            queue.close()
+            #expect(await consumer.value == Array(0..<100))
         }
-        for item in 0..<100 { await queue.push(item) }
-        queue.close()
-        #expect(await consumer.value == Array(0..<100))
     }
 
     @Test func aFullQueueHoldsTheProducerUntilAnItemIsTaken() async {
-        let queue = SegmentQueue<Int>(capacity: 2)
-        await queue.push(1)
-        await queue.push(2)
-        let pushed = Flag()
-        let producer = Task {
-            await queue.push(3)
-            pushed.set()
+        await withTaskExecutorPreference(Self.executor) {
+            let queue = SegmentQueue<Int>(capacity: 2)
+            await queue.push(1)
+            await queue.push(2)
+            let pushed = Flag()
+            let producer = Task(executorPreference: Self.executor) {
+                await queue.push(3)
+                pushed.set()
+            }
+            // The third push cannot complete while two items are held; let it get as far as it can.
+            for _ in 0..<100 { await Task.yield() }
+            #expect(!pushed.isSet)
+            #expect(await queue.pop() == 1)
+            await producer.value
+            #expect(pushed.isSet)
+            #expect(await queue.pop() == 2)
+            #expect(await queue.pop() == 3)
         }
-        // The third push cannot complete while two items are held; let it get as far as it can.
-        for _ in 0..<100 { await Task.yield() }
-        #expect(!pushed.isSet)
-        #expect(await queue.pop() == 1)
-        await producer.value
-        #expect(pushed.isSet)
-        #expect(await queue.pop() == 2)
-        #expect(await queue.pop() == 3)
     }
 
     @Test func closingReleasesAWaitingConsumerAndAWaitingProducer() async {
-        let empty = SegmentQueue<Int>(capacity: 1)
-        let consumer = Task { await empty.pop() }
-        for _ in 0..<100 { await Task.yield() }
-        empty.close()
-        #expect(await consumer.value == nil)
+        await withTaskExecutorPreference(Self.executor) {
+            let empty = SegmentQueue<Int>(capacity: 1)
+            let consumer = Task(executorPreference: Self.executor) { await empty.pop() }
+            for _ in 0..<100 { await Task.yield() }
+            empty.close()
+            #expect(await consumer.value == nil)
 
-        let full = SegmentQueue<Int>(capacity: 1)
-        await full.push(1)
-        let producer = Task { await full.push(2) }  // dropped when the queue closes
-        for _ in 0..<100 { await Task.yield() }
-        full.close()
-        await producer.value
-        #expect(await full.pop() == 1)
-        #expect(await full.pop() == nil)
-        await full.push(3)  // after close: dropped, does not wait
-        #expect(await full.pop() == nil)
+            let full = SegmentQueue<Int>(capacity: 1)
+            await full.push(1)
+            let producer = Task(executorPreference: Self.executor) { await full.push(2) }  // dropped when the queue closes
+            for _ in 0..<100 { await Task.yield() }
+            full.close()
+            await producer.value
+            #expect(await full.pop() == 1)
+            #expect(await full.pop() == nil)
+            await full.push(3)  // after close: dropped, does not wait
+            #expect(await full.pop() == nil)
+        }
     }
 }
 
