@@ -23,7 +23,9 @@ public final class ALSACaptureSource: AudioSource {
 
     /// Opens `device` for capture. Throws `.noMicrophone` naming the device and ALSA's reason when
     /// it cannot be opened or configured.
-    public init(device: String = "default", sampleRate: Int = 16_000, channelCount: Int = 1, blockDuration: Double = 0.02)
+    public init(
+        device: String = "default", sampleRate: Int = 16_000, channelCount: Int = 1, blockDuration: Double = 0.02
+    )
         throws
     {
         self.device = device
@@ -85,7 +87,8 @@ public final class ALSACaptureSource: AudioSource {
             } else if got == -Int(EPIPE) || got == -Int(ESTRPIPE) {
                 // Overrun or suspend: recover and go on capturing.
                 guard snd_pcm_recover(pcm, Int32(got), 1) >= 0 else {
-                    throw EarshotError(.invalidInput, "ALSA device \(device): capture failed (\(Self.reason(Int32(got))))")
+                    throw EarshotError(
+                        .invalidInput, "ALSA device \(device): capture failed (\(Self.reason(Int32(got))))")
                 }
             } else {
                 throw EarshotError(.invalidInput, "ALSA device \(device): capture failed (\(Self.reason(Int32(got))))")

@@ -57,7 +57,7 @@ public final class AudioFileWriter {
     public private(set) var framesWritten: Int64 = 0
 
     private var handle: OpaquePointer?
-    private let file: AtomicFile
+    private let file: OutputFile
     private var scratch: [Int16] = []
 
     public init(path: String, format: AudioFormat, fileType: FileType, encoding: SampleEncoding = .pcm16) throws {
@@ -78,7 +78,7 @@ public final class AudioFileWriter {
                 .unsupportedFormat, "\(path): \(fileType.rawValue) cannot hold \(encoding.rawValue) audio at \(format)")
         }
 
-        let file = try AtomicFile(path: path)
+        let file = try OutputFile(path: path)
         guard let handle = sf_open_fd(file.descriptor, Int32(SFM_WRITE), &info, 1) else {
             throw EarshotError(.writeFailed, "\(path): cannot write \(fileType.rawValue) (\(SndFile.lastError(nil)))")
         }
@@ -92,7 +92,7 @@ public final class AudioFileWriter {
     }
 
     deinit {
-        // Without finish() the AtomicFile removes the temporary file.
+        // Without finish() the OutputFile removes the temporary file.
         if let handle { sf_close(handle) }
     }
 

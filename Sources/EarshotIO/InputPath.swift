@@ -12,7 +12,7 @@ public enum InputPath {
         var status = stat()
         guard stat(path, &status) == 0 else {
             throw EarshotError(
-                .invalidInput, "\(path): cannot open (\(AtomicFile.systemError())); expected an audio file")
+                .invalidInput, "\(path): cannot open (\(OutputFile.systemError())); expected an audio file")
         }
         switch status.st_mode & S_IFMT {
         case S_IFDIR:
@@ -25,7 +25,7 @@ public enum InputPath {
             break  // FIFOs and character devices (e.g. /dev/stdin) are read as streams
         }
         guard access(path, R_OK) == 0 else {
-            throw EarshotError(.invalidInput, "\(path): cannot read (\(AtomicFile.systemError()))")
+            throw EarshotError(.invalidInput, "\(path): cannot read (\(OutputFile.systemError()))")
         }
     }
 }

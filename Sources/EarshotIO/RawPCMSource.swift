@@ -53,7 +53,7 @@ public final class RawPCMSource: AudioSource {
         try InputPath.checkReadableFile(path)
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
-            throw EarshotError(.invalidInput, "\(path): cannot open (\(AtomicFile.systemError()))")
+            throw EarshotError(.invalidInput, "\(path): cannot open (\(OutputFile.systemError()))")
         }
         self.init(descriptor: descriptor, ownsDescriptor: true, name: path, raw: raw, blockFrames: blockFrames)
     }
@@ -135,7 +135,7 @@ public final class RawPCMSource: AudioSource {
             if got == 0 { break }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw EarshotError(.invalidInput, "\(name): read failed (\(AtomicFile.systemError()))")
+                throw EarshotError(.invalidInput, "\(name): read failed (\(OutputFile.systemError()))")
             }
             filled += got
         }

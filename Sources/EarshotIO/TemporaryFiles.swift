@@ -1,7 +1,7 @@
 import Foundation
 
 /// The temporary files this process has made and not yet moved into place or removed: the
-/// ``AtomicFile``s being written and the spool of standard input.
+/// ``OutputFile``s being written and the spool of standard input.
 ///
 /// A command interrupted by SIGINT or SIGTERM never reaches the code that would remove them, so the
 /// command line's signal handler calls ``removeAll()`` before it exits: an interrupted command leaves

@@ -38,7 +38,7 @@ public enum ManifestWriter {
             FileHandle.standardOutput.write(Data(bytes))
             return
         }
-        let file = try AtomicFile(path: path)
+        let file = try OutputFile(path: path)
         let handle = FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: false)
         do {
             try handle.write(contentsOf: bytes)

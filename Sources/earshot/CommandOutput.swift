@@ -2,12 +2,13 @@ import EarshotCore
 import EarshotIO
 import Foundation
 
-/// Where a command writes its data: standard output, or a file that appears only when complete
-/// (see ``AtomicFile``): if the command fails first, nothing is left under the final name.
+/// Where a command writes its data: standard output, or an ``OutputFile`` — a regular file that
+/// appears only when complete (if the command fails first, nothing is left under the final name), or a
+/// device or FIFO written into directly.
 final class CommandOutput {
     private let name: String
     private let handle: FileHandle
-    private let file: AtomicFile?
+    private let file: OutputFile?
     /// Bytes written so far.
     private(set) var byteCount = 0
 
@@ -17,7 +18,7 @@ final class CommandOutput {
             handle = FileHandle.standardOutput
             file = nil
         } else {
-            let file = try AtomicFile(path: path)
+            let file = try OutputFile(path: path)
             name = path
             handle = FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: false)
             self.file = file
@@ -35,13 +36,14 @@ final class CommandOutput {
         }
     }
 
-    /// Overwrites bytes at `offset` (a header whose lengths are known only at the end). Standard output
-    /// cannot seek, and needs no patch: what went out there was a stream, placeholder header included.
+    /// Overwrites bytes at `offset` (a header whose lengths are known only at the end). Standard output,
+    /// a pipe or a character device cannot seek, and needs no patch: what went out there was a stream,
+    /// placeholder header included.
     func patch(_ bytes: [UInt8], at offset: UInt64) throws {
-        guard let file else { return }
+        guard let file, file.isSeekable else { return }
         let written = bytes.withUnsafeBytes { pwrite(file.descriptor, $0.baseAddress, $0.count, off_t(offset)) }
         guard written == bytes.count else {
-            throw EarshotError(.writeFailed, "\(name): cannot rewrite the header (\(AtomicFile.systemError()))")
+            throw EarshotError(.writeFailed, "\(name): cannot rewrite the header (\(OutputFile.systemError()))")
         }
     }
 

@@ -1,0 +1,123 @@
+import EarshotTesting
+import Foundation
+import Testing
+
+/// `-o` and every other output path: a regular file is replaced atomically and keeps its mode; a
+/// symbolic link stays a link and its target is written; a device or FIFO is written into, never
+/// renamed over; `/dev/stdout` is the process's own standard output; a directory is refused at once.
+@Suite(.serialized) struct OutputPathTests {
+    static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+
+    func earshot(_ arguments: String...) throws -> ExternalTool.Result {
+        try ExternalTool.run([ExternalTool.earshotPath] + arguments)
+    }
+
+    static func kind(_ path: String) -> mode_t? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
+    }
+
+    static func mode(_ path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
+    }
+
+    /// What `vad` prints for the clip, the reference for every other destination.
+    func expected() throws -> Data {
+        let result = try earshot("vad", Self.clip)
+        try #require(result.status == 0, "\(result.standardError)")
+        return result.standardOutput
+    }
+
+    @Test func aCharacterDeviceIsWrittenIntoAndStaysADevice() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let device = directory.file("mynull")
+        // The null device's numbers, major 1 and minor 3 (Linux packs them as major << 8 | minor): what
+        // `mknod mynull c 1 3` makes.
+        try #require(mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0, "mknod needs root: \(errno)")
+        for arguments in [["vad", "-o", device, Self.clip], ["encode", "--format", "flac", Self.clip, device]] {
+            let result = try ExternalTool.run([ExternalTool.earshotPath] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.standardError)")
+            #expect(Self.kind(device) == S_IFCHR, "\(arguments[0]) replaced the device")
+        }
+        #expect(directory.contents() == ["mynull"], "no temporary file is left beside it")
+    }
+
+    @Test func aFIFOsReaderGetsTheOutputAndTheFIFOStays() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.file("pipe")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.arguments = [fifo]
+        let read = Pipe()
+        reader.standardOutput = read
+        try reader.run()
+        let result = try earshot("vad", "-o", fifo, Self.clip)
+        let received = read.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(received == (try expected()))
+        #expect(Self.kind(fifo) == S_IFIFO)
+    }
+
+    @Test func aSymlinkStaysALinkAndItsTargetKeepsItsMode() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let target = try directory.write(Array("old\n".utf8), to: "target.csv")
+        try #require(chmod(target, 0o600) == 0)
+        let link = directory.file("link.csv")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.csv")
+        let result = try earshot("vad", "-o", link, Self.clip)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(Self.kind(link) == S_IFLNK)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.csv")
+        #expect(FileManager.default.contents(atPath: target) == (try expected()))
+        #expect(Self.mode(target) == 0o600, "the file's mode is kept")
+
+        // A dangling link: its target is created.
+        let dangling = directory.file("later.csv")
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "made.csv")
+        #expect(try earshot("vad", "-o", dangling, Self.clip).status == 0)
+        #expect(Self.kind(dangling) == S_IFLNK)
+        #expect(FileManager.default.contents(atPath: directory.file("made.csv")) == (try expected()))
+        #expect(directory.contents() == ["later.csv", "link.csv", "made.csv", "target.csv"])
+    }
+
+    @Test func aRegularFileIsReplacedKeepingItsMode() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write(Array("old\n".utf8), to: "out.csv")
+        try #require(chmod(file, 0o640) == 0)
+        #expect(try earshot("vad", "-o", file, Self.clip).status == 0)
+        #expect(Self.kind(file) == S_IFREG && Self.mode(file) == 0o640)
+        #expect(FileManager.default.contents(atPath: file) == (try expected()))
+    }
+
+    @Test func devStdoutIsTheProcesssOwnStandardOutput() throws {
+        let result = try earshot("vad", "-o", "/dev/stdout", Self.clip)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == (try expected()))
+    }
+
+    @Test(arguments: [
+        ["transcribe", "-o", "DIR", clip], ["vad", "-o", "DIR", clip], ["encode", clip, "DIR"],
+        ["decode", clip, "DIR"],
+    ])
+    func aDirectoryIsRefusedNamingIt(arguments: [String]) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let target = directory.file("out.wav")  // a name whose extension the encoders accept
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        let arguments = arguments.map { $0 == "DIR" ? target : $0 }
+        let result = try ExternalTool.run([ExternalTool.earshotPath] + arguments)
+        #expect(result.status == 2, "\(arguments): \(result.standardError)")
+        #expect(
+            result.standardError == "earshot: \(target): is a directory; expected a file name to write to\n",
+            "\(arguments)")
+        let inside = try FileManager.default.contentsOfDirectory(atPath: target)
+        #expect(directory.contents() == ["out.wav"] && inside.isEmpty)
+    }
+}
