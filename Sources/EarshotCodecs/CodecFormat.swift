@@ -106,7 +106,7 @@ public enum CodecFormat: String, CaseIterable, Sendable {
         }
         if starts(with: "#!AMR\n") { return .amr }
         if starts(with: "fLaC") { return .flac }
-        if starts(with: "RIFF") && starts(with: "WAVE", at: 8) { return .wav }
+        if (starts(with: "RIFF") || starts(with: "RF64")) && starts(with: "WAVE", at: 8) { return .wav }
         if starts(with: "OggS"), bytes.count > 27 {
             let packetStart = 27 + Int(bytes[26])
             if starts(with: "OpusHead", at: packetStart) { return .opus }

@@ -26,6 +26,8 @@ public final class DecodingSource: AudioSource {
     private var queue: [AudioBuffer] = []
     private var ended = false
     private var headerFormat: AudioFormat?
+    /// Bytes read before the decoder was made, decoded first.
+    private var pending: [UInt8]
 
     /// Decodes the file at `path` ("-" for standard input) with `decoder`; `name` replaces the path in messages.
     public convenience init(
@@ -40,17 +42,20 @@ public final class DecodingSource: AudioSource {
         try InputPath.checkReadableFile(path)
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
-            throw EarshotError(.invalidInput, "\(name ?? path): cannot open (\(AtomicFile.systemError()))")
+            throw EarshotError(.invalidInput, "\(name ?? path): cannot open (\(OutputFile.systemError()))")
         }
         try self.init(
             descriptor: descriptor, ownsDescriptor: true, name: name ?? path, codec: codec, decoder: decoder,
             readSize: readSize)
     }
 
+    /// Decodes what `descriptor` holds after `prefix`, the bytes already read from it (a sniffed
+    /// header), as they arrive: a pipe is decoded while its writer is still writing.
     init(
         descriptor: Int32, ownsDescriptor: Bool, name: String, codec: CodecFormat, decoder: any AudioDecoder,
-        readSize: Int
+        readSize: Int, prefix: [UInt8] = []
     ) throws {
+        pending = prefix
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
         self.name = name
@@ -81,8 +86,16 @@ public final class DecodingSource: AudioSource {
     /// Reads one block and decodes it (or finishes the decoder at the end); false once nothing is left.
     private func pump() throws -> Bool {
         if ended { return false }
-        let count = try readBlock()
         decoded.removeAll()
+        if !pending.isEmpty {
+            let prefix = pending
+            pending = []
+            bytesRead += prefix.count
+            try decoder.process(prefix, into: &decoded)
+            queue += decoded.items.filter { !$0.isEmpty }
+            return true
+        }
+        let count = try readBlock()
         if count == 0 {
             ended = true
             try decoder.finish(into: &decoded)
@@ -101,7 +114,7 @@ public final class DecodingSource: AudioSource {
                 return got
             }
             if errno != EINTR {
-                throw EarshotError(.invalidInput, "\(name): read failed (\(AtomicFile.systemError()))")
+                throw EarshotError(.invalidInput, "\(name): read failed (\(OutputFile.systemError()))")
             }
         }
     }

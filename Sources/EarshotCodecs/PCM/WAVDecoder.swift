@@ -4,13 +4,16 @@ import EarshotCore
 /// sent by the Speech SDK: possibly a "streaming" WAV whose header states no length.
 ///
 /// Contract (see ``AudioDecoder``):
-/// - Input: `RIFF`, a size, `WAVE`, then chunks. Unknown chunks (`LIST`, `fact`, …) are skipped as they
+/// - Input: `RIFF` (or `RF64`, whose sizes are in a `ds64` chunk that is skipped), a size, `WAVE`, then chunks. Unknown chunks (`LIST`, `fact`, …) are skipped as they
 ///   stream past, with their pad byte when their size is odd, so no chunk size (a hostile 4 GB one
 ///   included) causes buffering: at most the first 40 bytes of `fmt ` are held. `fmt ` must come before
 ///   `data` and describe 16-bit PCM (see `WAVFormatChunk`).
-/// - `data` with a real size is read to that size and anything after it is ignored; a size of 0 or
-///   0xFFFFFFFF (the streaming placeholders) means "until the stream ends". (So a truly empty `data`
-///   chunk followed by other chunks would have them read as samples; writers put such chunks first.)
+/// - `data` with a real size is read to that size and anything after it is ignored; a size of 0,
+///   0xFFFFFFFF or 0x7FFFF000 (the placeholders of streaming writers: the SDK and ffmpeg, and sox)
+///   means "until the stream ends". (So a truly empty `data` chunk followed by other chunks would have
+///   them read as samples; writers put such chunks first.) With ``Lengths/estimated`` — a pipe, whose
+///   writer may have guessed the length before it knew it, as `sox … -t wav -` does — every `data`
+///   chunk is read to the end of the stream, and a last, incomplete sample frame is dropped.
 /// - Output: buffers at the file's rate and channel count, interleaved (downmixing and resampling are
 ///   other stages' work), every complete sample frame of each call; no latency.
 /// - Errors name the byte offset: wrong magic, a non-ASCII chunk id, a short or unsupported `fmt `,
@@ -36,9 +39,22 @@ public struct WAVDecoder: AudioDecoder, Sendable {
     }
 
     private static let riffMagic: [UInt8] = Array("RIFF\0\0\0\0WAVE".utf8)
+    private static let rf64Magic: [UInt8] = Array("RF64".utf8)
+    /// `data` sizes that stand for "until the stream ends".
+    static let unknownSizes: Set<UInt32> = [0, WAVEncoder.unknownSize, 0x7FFF_F000]
+
+    /// What the sizes in a header are worth.
+    public enum Lengths: Sendable {
+        /// A stated `data` size is the data's size: a stream that ends before it is truncated.
+        case exact
+        /// A stated size may be a writer's guess: the data runs to the end of the stream.
+        case estimated
+    }
 
     /// Names the stream in error messages: a file name or "request body".
     public let name: String
+    /// Whether stated sizes are trusted.
+    public let lengths: Lengths
     /// Known once the `fmt ` chunk has been read.
     public private(set) var outputFormat: AudioFormat?
     /// The size the `data` chunk states, or `nil` while unknown or for a streaming WAV.
@@ -55,8 +71,9 @@ public struct WAVDecoder: AudioDecoder, Sendable {
     private var output = AudioBuffer(format: .wideband)
     private var framesDecoded: Int64 = 0
 
-    public init(name: String) {
+    public init(name: String, lengths: Lengths = .exact) {
         self.name = name
+        self.lengths = lengths
         gathered.reserveCapacity(WAVFormatChunk.readSize)
     }
 
@@ -127,7 +144,7 @@ public struct WAVDecoder: AudioDecoder, Sendable {
                 expected: "\(remaining) more bytes (a truncated WAV)")
         case .samples(nil), .done:
             let pending = unpacker.pendingByteCount
-            guard pending > 0 else { return }
+            guard pending > 0, lengths == .exact else { return }
             let problem =
                 pending == 1 && unpacker.frameByteCount == 2
                 ? "an odd trailing byte in 16-bit data"
@@ -144,10 +161,17 @@ public struct WAVDecoder: AudioDecoder, Sendable {
         return taken
     }
 
-    /// Checks the `RIFF`…`WAVE` bytes gathered since `before`, failing on the first wrong one.
+    /// Checks the `RIFF` (or `RF64`)…`WAVE` bytes gathered since `before`, failing on the first wrong one.
     private func checkMagic(from before: Int) throws {
         for position in before..<gathered.count where position < 4 || position >= 8 {
-            guard gathered[position] != Self.riffMagic[position] else { continue }
+            if position < 4 {
+                let start = Array(gathered[0...position])
+                if start == Array(Self.riffMagic[0...position]) || start == Array(Self.rf64Magic[0...position]) {
+                    continue
+                }
+            } else if gathered[position] == Self.riffMagic[position] {
+                continue
+            }
             let (at, expected) = position < 4 ? (0, "\"RIFF\"") : (8, "\"WAVE\" after the RIFF size")
             throw EarshotError.malformedStream(
                 name, at: at, "not a WAV stream: \(Self.quote(gathered[(position < 4 ? 0 : 8)...]))", expected: expected
@@ -188,7 +212,8 @@ public struct WAVDecoder: AudioDecoder, Sendable {
                 throw EarshotError.malformedStream(
                     name, at: chunkStart, "a data chunk before the fmt chunk", expected: "the fmt chunk first")
             }
-            if size == 0 || size == WAVEncoder.unknownSize {
+            if Self.unknownSizes.contains(size) || lengths == .estimated {
+                if !Self.unknownSizes.contains(size) { declaredDataSize = Int64(size) }
                 state = .samples(remaining: nil)
                 return
             }
