@@ -22,8 +22,11 @@ for target in "$@"; do
     corpus=Fuzz/.build/corpus/$target findings=Fuzz/.build/findings/$target
     log=Fuzz/.build/logs/$target-$(date -u +%Y%m%dT%H%M%SZ).log
     mkdir -p "$corpus" "$findings" "$(dirname "$log")"
+    # libFuzzer's -timeout is wall-clock time: at nice 19 beside a build, a fuzzer may get a few percent of
+    # a core, so 10 s reported starved inputs that replay in milliseconds. 60 s still catches a hang; a
+    # timeout finding is confirmed by replaying it alone (see RELIABILITY.md).
     options=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$findings/" -rss_limit_mb=2048
-        -timeout=10)
+        -timeout=60)
     case $target in
         # Grammars and multipart bodies are allowed up to 1 MiB in a request; 64 KiB reaches every limit
         # the parsers have (the multipart header limit is 16 KiB) while keeping executions fast.
