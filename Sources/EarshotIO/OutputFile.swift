@@ -54,7 +54,7 @@ public final class OutputFile {
         }
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
-            throw EarshotError(.writeFailed, "\(path): is a directory; expected a file name to write to")
+            throw Self.isDirectory(path)
         case S_IFREG:
             (descriptor, temporaryPath) = try Self.makeTemporary(beside: target, naming: path)
             (isSeekable, destination) = (true, target)
@@ -101,6 +101,18 @@ public final class OutputFile {
                 .writeFailed, "\(path): cannot move the finished file into place (\(Self.systemError()))")
         }
         committed = true
+    }
+
+    /// Refuses, before any work is done, an output path that names a directory (through symbolic
+    /// links too), with the error opening it would give at the end.
+    public static func refuseDirectory(_ path: String) throws {
+        guard path != InputPath.standardStream, processDescriptor(path) == nil else { return }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { throw isDirectory(path) }
+    }
+
+    private static func isDirectory(_ path: String) -> EarshotError {
+        EarshotError(.writeFailed, "\(path): is a directory; expected a file name to write to")
     }
 
     /// The descriptor a path names when it is one of this process's own: `/dev/stdout`, `/dev/stderr`,

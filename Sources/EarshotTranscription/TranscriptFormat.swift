@@ -13,6 +13,9 @@ public enum TranscriptFormat: String, Sendable, CaseIterable {
     /// WebVTT subtitles.
     case vtt
 
+    /// The usual file name extension: `txt`, `json`, `srt`, `vtt`.
+    public var fileExtension: String { self == .text ? "txt" : rawValue }
+
     /// Whether one output can hold several recordings in this format (subtitles cannot).
     public var holdsSeveralRecordings: Bool { self == .text || self == .json }
 

@@ -25,6 +25,30 @@ final class CommandOutput {
         }
     }
 
+    /// Refuses an output path that names a directory, for a command that opens its output only after
+    /// its work: the user learns at once, not after it.
+    static func check(_ path: String) throws { try OutputFile.refuseDirectory(path) }
+
+    /// Creates the directory an `option` such as `--output-dir` names, with its parents, if missing;
+    /// refuses a path that is something else. Returns the path.
+    @discardableResult
+    static func makeDirectory(_ path: String, option: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw EarshotError(.writeFailed, "\(path): \(option) is not a directory")
+            }
+            return path
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw EarshotError(
+                .writeFailed, "\(path): cannot create the \(option) directory (\(error.localizedDescription))")
+        }
+        return path
+    }
+
     func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     func write(_ bytes: [UInt8]) throws {

@@ -50,6 +50,7 @@ struct Endpoint: ParsableCommand {
     var output: String = "-"
 
     func run() throws {
+        try CommandOutput.check(output)
         let (detector, models) = try vadModel.resolve(detector)
         let settings = EvaluationSettings(
             detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration(),

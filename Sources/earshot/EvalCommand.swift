@@ -62,6 +62,7 @@ struct Eval: ParsableCommand {
     }
 
     func run() throws {
+        try CommandOutput.check(output)
         let whole = try Corpus.load(directory: corpus)
         let smoothingConfiguration = try smoothing.configuration()
         let endpointerConfiguration = try endpointing.configuration()

@@ -65,6 +65,7 @@ struct Sweep: ParsableCommand {
     }
 
     func run() throws {
+        try CommandOutput.check(output)
         let grid = try SweepGrid(parsing: grid)
         if !endpointing.rules.isEmpty, grid.axes.contains(where: { $0.parameter == .endingSilence }) {
             throw EarshotError(

@@ -33,22 +33,28 @@ struct Transcribe: AsyncParsableCommand {
             asking for word times to place subtitles: to the Speech API as FLAC with X-Arg: WordTimes=true; \
             to an OpenAI-compatible server as WAV with verbose_json and word timestamps (--model, --language; \
             the key is --token, $EARSHOT_TOKEN or $OPENAI_API_KEY). --audio-format overrides the format. A segment the service refuses as busy \
-            (503) or loses to a timeout is sent again after 1, 2, 4 … s, and one refused a connection after \
-            0.25, 0.5, 1 … s, up to --retries times; a segment that still fails is reported with its time range, and the recording's transcript \
+            (503) or loses to a timeout is sent again after 1, 2, 4 … s (or the service's Retry-After, if longer), \
+            and one refused a connection after 0.25, 0.5, 1 … s, up to --retries times; a segment that still fails is reported with its time range, and the recording's transcript \
             is not written (exit status 3).
 
             Formats: text (one line per segment; with several files, each under a "==> FILE <==" line), \
             json (segments and words with times and confidences; with several files, one document per line), \
-            srt and vtt (subtitles of at most two 42-character lines and 7 s, one FILE only).
+            srt and vtt (subtitles of at most two 42-character lines and 7 s; one FILE, or --output-dir).
 
-            A file that cannot be read is reported on standard error and the others are transcribed; the \
-            exit status is then 4. Ctrl-C stops at once and leaves no -o file behind (exit status 130). \
+            --output-dir DIR writes one file per input instead, DIR/NAME.txt, .json, .srt or .vtt (NAME is the \
+            file's name without its extension, stdin for -), each appearing when complete; DIR is created if \
+            missing. Two inputs that would write the same NAME are refused before any work.
+
+            A file that cannot be read is reported on standard error and the others are transcribed; with \
+            several files a summary line ends the run ("3 of 4 files transcribed; 1 failed: …"). The exit \
+            status is 4 when some files failed, 2 when every one did. Ctrl-C stops at once and leaves no -o file behind (exit status 130). \
             A progress bar with ETA is drawn on standard error when it is a terminal.
 
             Examples:
               earshot transcribe interview.flac
               earshot transcribe --format srt -o talk.srt talk.wav
               earshot transcribe --jobs 2 --format json day1.flac day2.flac > days.jsonl
+              earshot transcribe --format srt --output-dir subtitles/ episodes/*.flac
               sox in.mp3 -t wav - | earshot transcribe -
               earshot transcribe --rate 8000 --encoding s16le call.raw
               earshot transcribe --service http://127.0.0.1:8080/speech/v3/speechToText \\
@@ -68,6 +74,9 @@ struct Transcribe: AsyncParsableCommand {
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"
+
+    @Option(help: "Write one file per input into this directory (created if missing), named after the input.")
+    var outputDir: String?
 
     @Option(help: "Segments recognized at once, each by its own recognizer (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -102,8 +111,24 @@ struct Transcribe: AsyncParsableCommand {
         if files.filter({ $0 == InputPath.standardStream }).count > 1 {
             throw ValidationError("standard input (-) can be given only once")
         }
-        if files.count > 1 && !format.holdsSeveralRecordings {
-            throw ValidationError("--format \(format.rawValue) describes one recording; give one FILE")
+        if outputDir != nil && output != InputPath.standardStream {
+            throw ValidationError("-o and --output-dir cannot both be given: one output file, or one per input")
+        }
+        if files.count > 1 && !format.holdsSeveralRecordings && outputDir == nil {
+            throw ValidationError(
+                "--format \(format.rawValue) describes one recording; give one FILE, or --output-dir for one file each")
+        }
+        if outputDir != nil {
+            var seen: [String: String] = [:]
+            for file in files {
+                let name = Self.outputName(file, format: format)
+                if let first = seen[name] {
+                    throw ValidationError(
+                        "\(InputLayoutOptions.displayName(first)) and \(InputLayoutOptions.displayName(file)) would both be written to \(name) in --output-dir; rename one"
+                    )
+                }
+                seen[name] = file
+            }
         }
         guard retries >= 0 else { throw ValidationError("--retries: expected 0 or more, got \(retries)") }
         if serviceOptions.service == nil, let option = serviceOptions.serviceOnlyOptionsGiven.first {
@@ -224,13 +249,15 @@ struct Transcribe: AsyncParsableCommand {
             resamplerQuality: resamplerQuality)
         let (makeTranscriber, parameters) = try recognition(settings: settings)
         let files = files, layout = layout, format = format, several = files.count > 1, path = output
+        let directory = try outputDir.map { try CommandOutput.makeDirectory($0, option: "--output-dir") }
         let failures: [EarshotError]
         do {
             failures = try await Self.cancellingOnInterrupt {
-                let output = try CommandOutput(path: path)
+                let output = try CommandOutput(path: directory == nil ? path : InputPath.standardStream)
                 var progress = Progress(totalSeconds: nil)
                 defer { progress.finish() }
                 var failures: [EarshotError] = []
+                var failedNames: [String] = []
                 try await BatchTranscriber.run(
                     count: files.count, settings: settings,
                     open: { index in
@@ -249,6 +276,11 @@ struct Transcribe: AsyncParsableCommand {
                     switch event {
                     case .progress(let done, let total):
                         progress.update(mediaSeconds: done, totalSeconds: total)
+                    case .transcribed(let index, let transcript) where directory != nil:
+                        let file = try CommandOutput(
+                            path: directory! + "/" + Self.outputName(files[index], format: format))
+                        try file.write(try format.render(transcript, parameters: parameters))
+                        try file.commit()
                     case .transcribed(let index, let transcript):
                         var text = try format.render(transcript, parameters: parameters, compact: several)
                         if several && format == .text {
@@ -259,6 +291,7 @@ struct Transcribe: AsyncParsableCommand {
                         let name = InputLayoutOptions.displayName(files[index])
                         let message = error.message.contains(name) ? error.message : "\(name): \(error.message)"
                         failures.append(EarshotError(error.code, message))
+                        failedNames.append(name)
                         if several {
                             progress.finish()
                             FileHandle.standardError.write(Data("earshot: \(message)\n".utf8))
@@ -268,13 +301,33 @@ struct Transcribe: AsyncParsableCommand {
                 progress.finish()
                 if let failure = failures.first, !several { throw failure }
                 try output.commit()
+                if several { Self.summarize(count: files.count, failed: failedNames) }
                 return failures
             }
         } catch let error as EarshotError where error.code == .canceled {
             FileHandle.standardError.write(Data("earshot: interrupted; no output written\n".utf8))
             throw ExitCode(130)
         }
-        if !failures.isEmpty { throw ExitCode(ExitStatus.partialBatch.rawValue) }
+        if !failures.isEmpty {
+            throw ExitCode(
+                failures.count == files.count ? ExitStatus.invalidInput.rawValue : ExitStatus.partialBatch.rawValue)
+        }
+    }
+
+    /// The file `--output-dir` gets for `input`: its name without directory and extension (`stdin`
+    /// for standard input), and the format's extension.
+    static func outputName(_ input: String, format: TranscriptFormat) -> String {
+        let base =
+            input == InputPath.standardStream
+            ? "stdin" : ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+        return (base.isEmpty ? "stdin" : base) + "." + format.fileExtension
+    }
+
+    /// The batch's last line on standard error: how many files were transcribed, and which failed.
+    private static func summarize(count: Int, failed: [String]) {
+        var line = "earshot: \(count - failed.count) of \(count) files transcribed"
+        if !failed.isEmpty { line += "; \(failed.count) failed: " + failed.joined(separator: ", ") }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// Runs `body` in a task that SIGINT cancels, so the run can stop cleanly and no partial file is

@@ -54,9 +54,28 @@ struct VAD: ParsableCommand {
             throw ValidationError("several files need --out DIR, or --format json or rttm")
         }
         if out != nil, output != "-" { throw ValidationError("give either --out DIR or --output FILE, not both") }
+        if out != nil {
+            var seen: [String: String] = [:]
+            for file in files {
+                let stem = Self.stem(InputLayoutOptions.displayName(file))
+                if let first = seen[stem] {
+                    throw ValidationError(
+                        "\(InputLayoutOptions.displayName(first)) and \(InputLayoutOptions.displayName(file)) would both be written to \(stem).csv in --out; rename one"
+                    )
+                }
+                seen[stem] = file
+            }
+        }
+    }
+
+    /// An input's name without directory and extension: what `--out` names its files after.
+    static func stem(_ name: String) -> String {
+        ((name as NSString).lastPathComponent as NSString).deletingPathExtension
     }
 
     func run() throws {
+        try CommandOutput.check(output)
+        if let out { try CommandOutput.makeDirectory(out, option: "--out") }
         let smoothingConfiguration = try smoothing.configuration()
         let (detector, models) = try vadModel.resolve(detector)
         var analyses: [Analysis] = []
@@ -101,7 +120,7 @@ struct VAD: ParsableCommand {
     }
 
     func writeFiles(_ analysis: Analysis, into directory: String) throws {
-        let stem = ((analysis.name as NSString).lastPathComponent as NSString).deletingPathExtension
+        let stem = Self.stem(analysis.name)
         let csv = try CommandOutput(path: directory + "/" + stem + ".csv")
         try csv.write(SegmentFormat.csv.text(for: analysis.segments, fileID: stem))
         let prob = try CommandOutput(path: directory + "/" + stem + ".prob")

@@ -120,4 +120,20 @@ import Testing
         let inside = try FileManager.default.contentsOfDirectory(atPath: target)
         #expect(directory.contents() == ["out.wav"] && inside.isEmpty)
     }
+
+    @Test func vadOutCreatesItsFolderAndRefusesCollidingNames() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let out = directory.file("preds/detector")
+        let result = try earshot("vad", "--out", out, Self.clip)
+        #expect(result.status == 0, "\(result.standardError)")
+        let stem = ((Self.clip as NSString).lastPathComponent as NSString).deletingPathExtension
+        #expect((try FileManager.default.contentsOfDirectory(atPath: out)).sorted() == [stem + ".csv", stem + ".prob"])
+
+        let copy = directory.file((Self.clip as NSString).lastPathComponent)
+        try FileManager.default.copyItem(atPath: Self.clip, toPath: copy)
+        let clash = try earshot("vad", "--out", out, Self.clip, copy)
+        #expect(clash.status == 1)
+        #expect(clash.standardError.contains("would both be written to \(stem).csv"), "\(clash.standardError)")
+    }
 }

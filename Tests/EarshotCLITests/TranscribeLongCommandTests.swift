@@ -23,11 +23,50 @@ import Testing
         let result = try earshot("transcribe", Self.clips[1], "/nonexistent/missing.wav", Self.clips[4])
         #expect(result.status == 4, "exit 4: a batch in which some items failed")
         let errors = result.standardError.split(separator: "\n")
-        #expect(errors.count == 1 && errors[0].contains("/nonexistent/missing.wav"), "\(result.standardError)")
+        #expect(errors.count == 2 && errors[0].contains("/nonexistent/missing.wav"), "\(result.standardError)")
+        #expect(errors.last == "earshot: 2 of 3 files transcribed; 1 failed: /nonexistent/missing.wav")
         let blocks = result.output.components(separatedBy: "==> ")
         #expect(blocks.count == 3)
         #expect(blocks[1].hasPrefix(Self.clips[1] + " <==\n") && blocks[1].contains("young man"))
         #expect(blocks[2].hasPrefix(Self.clips[4] + " <==\n") && blocks[2].contains("might even"))
+    }
+
+    @Test func outputDirWritesOneFilePerInputInAnyFormat() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let target = directory.file("subtitles/season1")  // created, parents too
+        let result = try earshot("transcribe", "--format", "srt", "--output-dir", target, Self.clips[0], Self.clips[1])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.output.isEmpty, "nothing on stdout: \(result.output)")
+        #expect(result.standardError == "earshot: 2 of 2 files transcribed\n")
+        let names = Self.clips[0...1].map {
+            (($0 as NSString).lastPathComponent as NSString).deletingPathExtension + ".srt"
+        }
+        #expect((try FileManager.default.contentsOfDirectory(atPath: target)).sorted() == names.sorted())
+        for name in names {
+            let text = try String(contentsOfFile: target + "/" + name, encoding: .utf8)
+            #expect(text.hasPrefix("1\n00:00:"), "\(name): \(text)")
+        }
+
+        // Two inputs that would write one name are refused before any work, naming both.
+        let copy = directory.file(((Self.clips[0] as NSString).lastPathComponent))
+        try FileManager.default.copyItem(atPath: Self.clips[0], toPath: copy)
+        let clash = try earshot("transcribe", "--output-dir", target, Self.clips[0], copy)
+        #expect(clash.status == 1)
+        #expect(
+            clash.standardError.contains("\(Self.clips[0]) and \(copy) would both be written to"),
+            "\(clash.standardError)")
+        let both = try earshot("transcribe", "-o", directory.file("x.txt"), "--output-dir", target, Self.clips[0])
+        #expect(both.status == 1)
+    }
+
+    @Test func aBatchInWhichEveryFileFailedExitsTwo() throws {
+        let result = try earshot("transcribe", "/nonexistent/a.wav", "/nonexistent/b.wav")
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(
+            result.standardError.hasSuffix(
+                "earshot: 0 of 2 files transcribed; 2 failed: /nonexistent/a.wav, /nonexistent/b.wav\n"),
+            "\(result.standardError)")
     }
 
     @Test func jsonForSeveralFilesIsOneDocumentPerLine() throws {
