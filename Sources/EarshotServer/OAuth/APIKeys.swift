@@ -22,27 +22,25 @@ public struct APIKeys: Sendable, Hashable {
     /// the key.
     public init(parsing text: String, origin: String) throws {
         var scopes: [String: OAuthScope] = [:]
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            let where_ = "\(origin), line \(index + 1)"
+        for (number, trimmed) in OperatorFile.lines(of: text) {
+            let place = "\(origin), line \(number)"
             let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard fields.count <= 2 else {
-                throw EarshotError(.invalidInput, "\(where_): expected a key, then optionally its scopes (SPEECH,STTC)")
+                throw EarshotError(.invalidInput, "\(place): expected a key, then optionally its scopes (SPEECH,STTC)")
             }
             let key = String(fields[0])
             guard (16...256).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                 throw EarshotError(
-                    .invalidInput, "\(where_): a key must be 16 to 256 printable ASCII characters without spaces")
+                    .invalidInput, "\(place): a key must be 16 to 256 printable ASCII characters without spaces")
             }
             var scope = OAuthScope.speech
             if fields.count == 2 {
                 guard let given = OAuthScope(field: String(fields[1])) else {
-                    throw EarshotError(.invalidInput, "\(where_): scopes must be SPEECH, STTC or SPEECH,STTC")
+                    throw EarshotError(.invalidInput, "\(place): scopes must be SPEECH, STTC or SPEECH,STTC")
                 }
                 scope = given
             }
-            guard scopes[key] == nil else { throw EarshotError(.invalidInput, "\(where_): the key appears twice") }
+            guard scopes[key] == nil else { throw EarshotError(.invalidInput, "\(place): the key appears twice") }
             scopes[key] = scope
         }
         guard !scopes.isEmpty else { throw EarshotError(.invalidInput, "\(origin): no keys") }
@@ -51,10 +49,7 @@ public struct APIKeys: Sendable, Hashable {
 
     /// Reads a key file.
     public init(contentsOfFile path: String) throws {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw EarshotError(.invalidInput, "\(path): cannot read the API key file")
-        }
-        try self.init(parsing: text, origin: path)
+        try self.init(parsing: OperatorFile.read(path, what: "the API key file"), origin: path)
     }
 
     public var isEmpty: Bool { scopes.isEmpty }

@@ -11,19 +11,17 @@ public struct Credentials: Sendable, Hashable {
     /// `origin` names the file in errors, which give the line number but never the secret.
     public init(parsing text: String, origin: String) throws {
         var secrets: [String: String] = [:]
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+        for (number, trimmed) in OperatorFile.lines(of: text) {
             guard let colon = trimmed.firstIndex(of: ":") else {
-                throw EarshotError(.invalidInput, "\(origin), line \(index + 1): expected app_key:secret")
+                throw EarshotError(.invalidInput, "\(origin), line \(number): expected app_key:secret")
             }
             let key = String(trimmed[..<colon]), secret = String(trimmed[trimmed.index(after: colon)...])
             guard !key.isEmpty, !secret.isEmpty else {
                 throw EarshotError(
-                    .invalidInput, "\(origin), line \(index + 1): expected a non-empty app key and secret")
+                    .invalidInput, "\(origin), line \(number): expected a non-empty app key and secret")
             }
             guard secrets[key] == nil else {
-                throw EarshotError(.invalidInput, "\(origin), line \(index + 1): app key \(key) appears twice")
+                throw EarshotError(.invalidInput, "\(origin), line \(number): app key \(key) appears twice")
             }
             secrets[key] = secret
         }
@@ -35,10 +33,7 @@ public struct Credentials: Sendable, Hashable {
 
     /// Reads a credentials file.
     public init(contentsOfFile path: String) throws {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw EarshotError(.invalidInput, "\(path): cannot read the credentials file")
-        }
-        try self.init(parsing: text, origin: path)
+        try self.init(parsing: OperatorFile.read(path, what: "the credentials file"), origin: path)
     }
 
     /// One app with a random key (64 bits) and secret (128 bits), so no server runs with a
