@@ -41,7 +41,13 @@ public enum BatchTranscriber {
         /// Seconds of audio recognized so far, and of all recordings opened so far (nil while one of
         /// them has no known length).
         case progress(doneSeconds: Double, totalSeconds: Double?)
-        /// Recording `index` is transcribed. Delivered in input order.
+        /// Segment `segment` of recording `index`, handed out as soon as it and every segment before
+        /// it in the recording are recognized, recordings in input order (a recording's segments come
+        /// after the previous recording's `.transcribed` or `.failed`), so a caller can print as it
+        /// goes. The recording may still fail after some of its segments were handed out.
+        case segment(index: Int, segment: TranscribedSegment)
+        /// Recording `index` is transcribed (all its segments were handed out before). Delivered in
+        /// input order.
         case transcribed(index: Int, transcript: Transcript)
         /// Recording `index` failed (`name` is nil if it could not even be opened). In input order.
         case failed(index: Int, name: String?, error: EarshotError)

@@ -1,7 +1,8 @@
 import EarshotCore
 
 extension BatchTranscriber {
-    /// Gathers segments as they finish, in any order, and delivers whole recordings in input order.
+    /// Gathers segments as they finish, in any order; hands out each recording's segments in order as
+    /// they become contiguous, and whole recordings in input order.
     struct Collector {
         private struct Recording {
             var description: RecordingDescription?
@@ -10,6 +11,8 @@ extension BatchTranscriber {
             var segments: [Int: TranscribedSegment] = [:]
             var failedSegments: [Int: (span: Range<MediaTime>, error: EarshotError)] = [:]
             var readError: EarshotError?
+            /// Segments handed out as `.segment` events so far (a prefix of the recording).
+            var streamed = 0
 
             var isComplete: Bool {
                 readError != nil || segmentCount.map { segments.count + failedSegments.count == $0 } ?? false
@@ -75,7 +78,13 @@ extension BatchTranscriber {
         }
 
         private mutating func deliverReady(_ handle: (Event) throws -> Void) throws {
-            while let recording = recordings[next], recording.isComplete {
+            while var recording = recordings[next] {
+                while let segment = recording.segments[recording.streamed] {
+                    try handle(.segment(index: next, segment: segment))
+                    recording.streamed += 1
+                }
+                recordings[next] = recording
+                guard recording.isComplete else { return }
                 recordings[next] = nil
                 if let error = recording.error {
                     try handle(.failed(index: next, name: recording.description?.name, error: error))

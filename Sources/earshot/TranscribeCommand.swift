@@ -37,7 +37,8 @@ struct Transcribe: AsyncParsableCommand {
             and one refused a connection after 0.25, 0.5, 1 … s, up to --retries times; a segment that still fails is reported with its time range, and the recording's transcript \
             is not written (exit status 3).
 
-            Formats: text (one line per segment; with several files, each under a "==> FILE <==" line), \
+            Formats: text (one line per segment, printed as soon as it and the ones before it are done; \
+            with several files, each under a "==> FILE <==" line), \
             json (segments and words with times and confidences; with several files, one document per line), \
             srt and vtt (subtitles of at most two 42-character lines and 7 s; one FILE, or --output-dir).
 
@@ -258,6 +259,14 @@ struct Transcribe: AsyncParsableCommand {
                 defer { progress.finish() }
                 var failures: [EarshotError] = []
                 var failedNames: [String] = []
+                // Text goes out a segment at a time, as soon as it and the ones before it are done.
+                let streamsText = format == .text && directory == nil
+                var headed = Set<Int>()
+                func head(_ index: Int) throws {
+                    guard several, headed.insert(index).inserted else { return }
+                    let name = InputLayoutOptions.displayName(files[index])
+                    try output.write((headed.count > 1 ? "\n" : "") + "==> \(name) <==\n")
+                }
                 try await BatchTranscriber.run(
                     count: files.count, settings: settings,
                     open: { index in
@@ -276,17 +285,19 @@ struct Transcribe: AsyncParsableCommand {
                     switch event {
                     case .progress(let done, let total):
                         progress.update(mediaSeconds: done, totalSeconds: total)
+                    case .segment(let index, let segment):
+                        guard streamsText else { break }
+                        try head(index)
+                        if !segment.text.isEmpty { try output.write(segment.text + "\n") }
+                    case .transcribed(let index, _) where streamsText:
+                        try head(index)
                     case .transcribed(let index, let transcript) where directory != nil:
                         let file = try CommandOutput(
                             path: directory! + "/" + Self.outputName(files[index], format: format))
                         try file.write(try format.render(transcript, parameters: parameters))
                         try file.commit()
-                    case .transcribed(let index, let transcript):
-                        var text = try format.render(transcript, parameters: parameters, compact: several)
-                        if several && format == .text {
-                            text = (index > 0 ? "\n" : "") + "==> \(transcript.recording.name) <==\n" + text
-                        }
-                        try output.write(text)
+                    case .transcribed(_, let transcript):
+                        try output.write(try format.render(transcript, parameters: parameters, compact: several))
                     case .failed(let index, _, let error):
                         let name = InputLayoutOptions.displayName(files[index])
                         let message = error.message.contains(name) ? error.message : "\(name): \(error.message)"

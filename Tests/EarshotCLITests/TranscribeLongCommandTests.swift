@@ -60,6 +60,33 @@ import Testing
         #expect(both.status == 1)
     }
 
+    /// Text goes out a segment at a time: the first line comes while later segments are still being
+    /// recognized, not all at the end.
+    @Test func textIsPrintedSegmentBySegment() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = try longFile(in: directory, times: 6)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.earshotPath)
+        process.arguments = ["transcribe", "--jobs", "1", long]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var received = Data()
+        while !received.contains(UInt8(ascii: "\n")) {
+            let data = output.fileHandleForReading.availableData
+            try #require(!data.isEmpty, "transcribe ended before printing a line")
+            received += data
+        }
+        #expect(process.isRunning, "the first segment's line came before the last segment was recognized")
+        received += output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let whole = try earshot("transcribe", "--jobs", "1", long)
+        #expect(String(decoding: received, as: UTF8.self) == whole.output, "streamed text is the same text")
+    }
+
     @Test func aBatchInWhichEveryFileFailedExitsTwo() throws {
         let result = try earshot("transcribe", "/nonexistent/a.wav", "/nonexistent/b.wav")
         #expect(result.status == 2, "\(result.standardError)")
