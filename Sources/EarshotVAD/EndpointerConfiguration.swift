@@ -35,7 +35,8 @@ public struct EndpointerConfiguration: Sendable, Hashable {
     /// Measures ending silence on the detector's evidence rather than on the smoothed decisions, when
     /// above 0: trailing silence (for `endingSilence` and every rule) runs from the end of the last
     /// speech decision whose probability is at least this (or from the start of the speech run, if
-    /// none of it was yet), up to the newest audio the smoother has seen. Default 0: the SDK's
+    /// none of it was yet) up to, at each silence decision, the newest audio the smoother has seen
+    /// (at a speech decision, to its end). Default 0: the SDK's
     /// behaviour, silence from the end of the last speech decision to the end of the newest decision.
     ///
     /// Smoothing paints as speech frames in which the detector no longer hears it — the hangover after
