@@ -18,6 +18,9 @@ import EarshotCore
 ///
 /// Each decision's `decidedAt` is the end of the newest frame the smoother had been given when it
 /// released the decision (at `finish`, the end of the last frame), so the delay shows downstream.
+/// Whenever it releases decisions, the steps before the padding hold nothing, so every frame up to
+/// `decidedAt` is released then or before, except at most `speechPadBefore` of silence the padding
+/// holds: a silence decision means no speech up to its `decidedAt`.
 public struct DecisionSmoother: AudioStage, Sendable {
     public typealias Input = VADFrame
     public typealias Output = VADDecision

@@ -58,7 +58,8 @@ public struct Endpointer: Sendable {
     /// No silence endpoint before this; nil for never (an infinite extension).
     private var silenceEndpointsFrom: MediaTime?
     private var firstSpeechStart: MediaTime?
-    /// Where trailing silence is measured from: the end of the last speech, the start, or a veto.
+    /// Where trailing silence is measured from: the end of the last speech (at or above
+    /// `endingSilenceThreshold`), the start, or a veto.
     private var silenceStart: MediaTime
     /// The end of the last decision taken in.
     private var processedEnd: MediaTime
@@ -91,11 +92,12 @@ public struct Endpointer: Sendable {
         now = decidedAt
         takeIn(decision, into: &events)
         endAtDeadline(before: now, orAt: true, into: &events)
-        if isListening, silenceEndpointHolds(at: decision.end) {
+        let heardUntil = silenceHeard(until: decision)
+        if isListening, silenceEndpointHolds(at: heardUntil) {
             if shouldEndRecording?(now) ?? true {
                 end(.endingSilence, at: now, into: &events)
             } else {
-                silenceStart = decision.end
+                silenceStart = heardUntil
             }
         }
         return true
@@ -159,8 +161,10 @@ public struct Endpointer: Sendable {
                 speechSeen = true
                 events.append(StageEvent(time: decision.start, kind: .speechStart))
                 if firstSpeechStart == nil { firstSpeechStart = decision.start }
+                // What came before a run is not its trailing silence, even before a confident frame.
+                silenceStart = Swift.max(silenceStart, decision.start)
             }
-            silenceStart = decision.end
+            if decision.probability >= configuration.endingSilenceThreshold { silenceStart = decision.end }
         } else if isInSpeech {
             isInSpeech = false
             events.append(StageEvent(time: decision.start, kind: .speechEnd))
@@ -178,6 +182,15 @@ public struct Endpointer: Sendable {
         }
         guard let (deadline, reason) = earliest, deadline < time || (orAt && deadline == time) else { return }
         end(reason, at: deadline, into: &events)
+    }
+
+    /// How far the silence is known to reach at `decision`: to its end; or, measuring on the detector's
+    /// evidence (`endingSilenceThreshold` > 0) at a silence decision, to now, the newest audio the
+    /// smoother had seen — what it still held then is silence held back only as possible padding
+    /// before speech (``VADDecision/decidedAt``).
+    private func silenceHeard(until decision: VADDecision) -> MediaTime {
+        guard configuration.endingSilenceThreshold > 0, !decision.isSpeech else { return decision.end }
+        return Swift.max(decision.end, now)
     }
 
     private func silenceEndpointHolds(at end: MediaTime) -> Bool {

@@ -66,6 +66,11 @@ public struct VADDecision: Sendable, Equatable {
     /// The detector's raw probability for the slice.
     public var probability: Float
     /// The end of the newest audio seen when the decision was made (≥ `end`).
+    ///
+    /// From a ``DecisionSmoother``, everything up to `decidedAt` has been decided by then except at
+    /// most `speechPadBefore` of silence held back in case speech follows: so after a silence decision,
+    /// no speech has been heard up to `decidedAt`. The ``Endpointer`` relies on this when it measures
+    /// silence on the detector's evidence (``EndpointerConfiguration/endingSilenceThreshold``).
     public var decidedAt: MediaTime
 
     public init(start: MediaTime, frameCount: Int, isSpeech: Bool, probability: Float, decidedAt: MediaTime) {

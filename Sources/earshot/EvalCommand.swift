@@ -13,7 +13,10 @@ struct Eval: ParsableCommand {
             average precision of its probabilities, speech start/end boundary errors (mean and p90 of \
             the absolute error, bias = mean signed error; + is late), and per utterance the endpoint \
             latency (endpoint − labelled end of speech), truncations (an endpoint on silence before the \
-            labelled speech is over), false starts and wrong NoAudio. With --predictions DIR it scores \
+            labelled speech is over), false starts and wrong NoAudio. Endpoints are also compared with the \
+            label oracle's — the same endpointer driven by the labels, a VAD that never errs: on time \
+            (within --on-time-tolerance, 0.1 s), early, late, or missed (the oracle ends, the detector \
+            never does), and the delay (endpoint − oracle endpoint). With --predictions DIR it scores \
             another tool's NAME.prob or NAME.csv files instead, by the same code.
 
             Examples:
@@ -51,6 +54,14 @@ struct Eval: ParsableCommand {
     @Flag(help: "Include each detector's precision–recall curve in the JSON.")
     var prCurve = false
 
+    @Flag(help: "Include each utterance's endpoint, the label oracle's, the delay and its timing in the JSON.")
+    var utterances = false
+
+    @Option(
+        name: .customLong("on-time-tolerance"),
+        help: "An endpoint within this many seconds of the label oracle's is on time. Default 0.1.")
+    var onTimeTolerance: Double = OracleTiming.defaultTolerance
+
     @Option(help: "Worker threads (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
@@ -59,6 +70,7 @@ struct Eval: ParsableCommand {
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
+        try OnTimeToleranceCheck.validate(onTimeTolerance)
     }
 
     func run() throws {
@@ -73,7 +85,8 @@ struct Eval: ParsableCommand {
         var scorers: [(name: String, settings: EvaluationSettings, tracks: [DetectorTrack], cpuSeconds: Double)] = []
         if let predictions {
             let tracks = try whole.entries.map { try PredictionFiles.track(for: $0, in: predictions) }
-            let settings = EvaluationSettings(smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
+            var settings = EvaluationSettings(smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
+            settings.onTimeTolerance = onTimeTolerance
             scorers.append(("predictions", settings, tracks, 0))
         } else {
             let models = try vadModel.models(for: detector.isEmpty ? nil : detector)
@@ -88,9 +101,10 @@ struct Eval: ParsableCommand {
                 ) {
                     progress.update(done: $0, of: total)
                 }
-                let settings = EvaluationSettings(
+                var settings = EvaluationSettings(
                     detector: kind, smoothing: smoothingConfiguration, endpointer: endpointerConfiguration,
                     models: models)
+                settings.onTimeTolerance = onTimeTolerance
                 scorers.append((kind.rawValue, settings, tracks, cpuSeconds))
             }
             progress.finish()
@@ -121,7 +135,8 @@ struct Eval: ParsableCommand {
                 try output.write(EvalTable.render(reports, corpus: corpus))
             case .json:
                 var document = EvalDocument(
-                    corpus: corpus, parameters: parameters, reports: reports, includeCurve: prCurve)
+                    corpus: corpus, parameters: parameters, reports: reports, includeCurve: prCurve,
+                    includeUtterances: utterances)
                 document.group = group.name
                 documents.append(document)
             }

@@ -32,8 +32,21 @@ enum EvalTable {
                 + (report.realTimeFactor.map { String(format: "%9.0f×", $0) } ?? String(repeating: " ", count: 10))
                 + "\n"
         }
+        let tolerance = reports.first.map { Int(($0.onTimeTolerance * 1000).rounded()) } ?? 100
+        text += "\nvs label oracle  utterances  on time   early    late  missed   delay median   p90   |delay| median\n"
+        for report in reports {
+            let oracle = report.endpointing.oracle
+            text +=
+                pad(report.name, 16) + cell(Double(oracle.utterances), 0, 12) + percent(oracle.onTimeRate, 9)
+                + percent(oracle.earlyRate, 8) + percent(oracle.lateRate, 8) + percent(oracle.missedRate, 8)
+                + milliseconds(oracle.delay.median, 15) + milliseconds(oracle.delay.p90, 6)
+                + milliseconds(oracle.absoluteDelay.median, 17) + "\n"
+        }
         text += "\nTimes in ms; boundary errors: mean and p90 of |predicted − labelled|, bias = mean signed (+ late).\n"
         text += "Speed: seconds of audio per CPU second, decoding and resampling included.\n"
+        text +=
+            "Oracle: the same endpointer driven by the labels; delay = endpoint − oracle endpoint (+ late), "
+            + "on time within ±\(tolerance) ms, missed = no endpoint where the oracle has one.\n"
         return text
     }
 
@@ -99,10 +112,54 @@ struct EvalDocument: Encodable {
         var endpointing: EndpointMetrics
         var realTimeFactor: Double?
         var prCurve: [ProbabilityScores.Point]?
+        var utterances: [Utterance]?
 
         enum CodingKeys: String, CodingKey {
-            case detector, frames, boundaries, endpointing
+            case detector, frames, boundaries, endpointing, utterances
             case realTimeFactor = "speed_x_realtime", prCurve = "pr_curve"
+        }
+    }
+
+    /// One utterance's endpoint next to the label oracle's (`--utterances`).
+    struct Utterance: Encodable {
+        var path: String
+        var labelledEnd: Double?
+        var endpoint: Double?
+        var reason: String?
+        var oracleEndpoint: Double?
+        var oracleReason: String?
+        var delay: Double?
+        var timing: String?
+
+        init(_ result: UtteranceResult, tolerance: Double) {
+            path = result.path
+            labelledEnd = result.labelled.last?.end
+            endpoint = result.endpoint.map { ($0 * 1e6).rounded() / 1e6 }
+            reason = result.reason?.rawValue
+            oracleEndpoint = result.oracleEndpoint.map { ($0 * 1e6).rounded() / 1e6 }
+            oracleReason = result.oracleReason?.rawValue
+            delay = result.oracleDelay
+            timing = result.timing(tolerance: tolerance)?.rawValue
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case path, reason, timing
+            case delay = "delay_s", labelledEnd = "labelled_end_s", endpoint = "endpoint_s", oracleEndpoint =
+                "oracle_endpoint_s"
+            case oracleReason = "oracle_reason"
+        }
+
+        /// Every key in every row, `null` when absent.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(path, forKey: .path)
+            try container.encode(labelledEnd, forKey: .labelledEnd)
+            try container.encode(endpoint, forKey: .endpoint)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(oracleEndpoint, forKey: .oracleEndpoint)
+            try container.encode(oracleReason, forKey: .oracleReason)
+            try container.encode(delay, forKey: .delay)
+            try container.encode(timing, forKey: .timing)
         }
     }
 
@@ -121,7 +178,10 @@ struct EvalDocument: Encodable {
         case schemaVersion = "schema_version", durationSeconds = "duration_s", speechSeconds = "speech_s"
     }
 
-    init(corpus: Corpus, parameters: [String: String], reports: [DetectorReport], includeCurve: Bool) {
+    init(
+        corpus: Corpus, parameters: [String: String], reports: [DetectorReport], includeCurve: Bool,
+        includeUtterances: Bool = false
+    ) {
         self.corpus = corpus.directory
         files = corpus.entries.count
         durationSeconds = (corpus.totalDuration * 1000).rounded() / 1000
@@ -137,7 +197,9 @@ struct EvalDocument: Encodable {
                     nonSpeechCells: report.frames.nonSpeechCells),
                 boundaries: Boundaries(start: report.boundaries.start, end: report.boundaries.end),
                 endpointing: report.endpointing, realTimeFactor: report.realTimeFactor.map { $0.rounded() },
-                prCurve: includeCurve ? report.probabilities.curve(thinnedTo: 200) : nil)
+                prCurve: includeCurve ? report.probabilities.curve(thinnedTo: 200) : nil,
+                utterances: includeUtterances
+                    ? report.results.map { Utterance($0, tolerance: report.onTimeTolerance) } : nil)
         }
     }
 }

@@ -12,7 +12,10 @@ struct Sweep: ParsableCommand {
             One row per setting: median and p90 endpoint latency (endpoint − labelled end of speech, in \
             seconds), truncation rate (utterances cut off by a silence endpoint inside their labelled \
             speech), false-start and wrong-NoAudio rates, and whether the setting is on the Pareto front \
-            of latency versus truncation (pareto = 1). Each detector runs once over the corpus; rows are \
+            of latency versus truncation (pareto = 1); then the endpoints against the label oracle's (the \
+            same endpointer driven by the labels): on-time, early, late and missed rates (on time within \
+            --on-time-tolerance, 0.1 s), and the median and p90 of the delay (endpoint − oracle endpoint) \
+            and the median of its absolute value. Each detector runs once over the corpus; rows are \
             replayed on all cores and come out in grid order. With -o FILE the table is rewritten \
             atomically after every finished row, so an interrupted sweep loses nothing and --resume \
             continues it.
@@ -55,6 +58,11 @@ struct Sweep: ParsableCommand {
     @Flag(help: "Keep the finished rows of an earlier run written to --output and compute only the rest.")
     var resume = false
 
+    @Option(
+        name: .customLong("on-time-tolerance"),
+        help: "An endpoint within this many seconds of the label oracle's is on time. Default 0.1.")
+    var onTimeTolerance: Double = OracleTiming.defaultTolerance
+
     @Option(help: "Worker threads (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
@@ -62,6 +70,7 @@ struct Sweep: ParsableCommand {
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
         guard !grid.isEmpty else { throw ValidationError("give at least one --grid NAME=VALUES") }
         if resume, output == "-" { throw ValidationError("--resume needs --output FILE (the sweep to continue)") }
+        try OnTimeToleranceCheck.validate(onTimeTolerance)
     }
 
     func run() throws {
@@ -78,9 +87,10 @@ struct Sweep: ParsableCommand {
         }
         var (detector, models) = try vadModel.resolve(detector)
         if variesSilero, models.silero == nil { models = try vadModel.models(for: [.silero]) }
-        let base = EvaluationSettings(
+        var base = EvaluationSettings(
             detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration(),
             models: models)
+        base.onTimeTolerance = onTimeTolerance
         let varied = Set(grid.axes.map(\.parameter.rawValue))
         let parameters = base.parameters.filter { !varied.contains($0.key) }
         let start =

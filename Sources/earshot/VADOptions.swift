@@ -84,10 +84,20 @@ struct EndpointingOptions: ParsableArguments {
         ))
     var rules: [String] = []
 
+    @Option(
+        name: .customLong("endingSilenceThreshold"),
+        help: ArgumentHelp(
+            "Speech probability a speech frame needs to hold off the ending silence (0–1). Default 0 (the SDK's).",
+            discussion:
+                "Trailing silence runs from the last speech frame at or above it, so with the offset threshold (0.35) it starts where the probability fell rather than after the smoother's hangover and padding."
+        ))
+    var endingSilenceThreshold: Float = 0
+
     func configuration() throws -> EndpointerConfiguration {
         try EndpointerConfiguration(
             maxInitialSilence: maxInitialSilence, endingSilence: endingSilence, minRecordingTime: minRecordingTime,
-            maxRecordingTime: maxRecordingTime, cancelWhenSilent: cancelWhenSilent, rules: rules.map(Self.parseRule))
+            maxRecordingTime: maxRecordingTime, cancelWhenSilent: cancelWhenSilent, rules: rules.map(Self.parseRule),
+            endingSilenceThreshold: endingSilenceThreshold)
     }
 
     static func parseRule(_ text: String) throws -> EndpointRule {
@@ -100,5 +110,14 @@ struct EndpointingOptions: ParsableArguments {
         }
         return try EndpointRule(
             requiresSpeech: fields[0] == "speech", minTrailingSilence: trailing, minUtteranceLength: length)
+    }
+}
+
+/// `--on-time-tolerance`, shared by eval and sweep.
+enum OnTimeToleranceCheck {
+    static func validate(_ seconds: Double) throws {
+        guard seconds.isFinite, seconds >= 0 else {
+            throw ValidationError("--on-time-tolerance: expected a duration ≥ 0 s, got \(seconds)")
+        }
     }
 }

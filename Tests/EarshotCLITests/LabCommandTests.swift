@@ -3,6 +3,10 @@ import Foundation
 import Testing
 
 private func earshot(_ arguments: String..., stdin: Data? = nil) throws -> ExternalTool.Result {
+    try earshot(arguments, stdin: stdin)
+}
+
+private func earshot(_ arguments: [String], stdin: Data? = nil) throws -> ExternalTool.Result {
     try ExternalTool.run([ExternalTool.earshotPath] + arguments, standardInput: stdin)
 }
 
@@ -60,7 +64,8 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         defer { directory.remove() }
         let files = try FileManager.default.contentsOfDirectory(atPath: synthetic + "/audio").sorted()
         let result = try ExternalTool.run(
-            [ExternalTool.earshotPath, "vad", "--detector", "spectral", "--out", directory.path] + files.map { synthetic + "/audio/" + $0 })
+            [ExternalTool.earshotPath, "vad", "--detector", "spectral", "--out", directory.path]
+                + files.map { synthetic + "/audio/" + $0 })
         #expect(result.status == 0, "\(result.standardError)")
         #expect(directory.contents() == ["syn-015.csv", "syn-015.prob", "syn-037.csv", "syn-037.prob"])
 
@@ -144,6 +149,37 @@ private let utterance = synthetic + "/audio/syn-015.wav"
             #expect((detector["endpointing"] as? [String: Any])?["truncation_rate"] != nil)
             #expect(((detector["pr_curve"] as? [Any])?.count ?? 0) > 1)
         }
+    }
+
+    @Test func evalScoresEndpointsAgainstTheLabelOracle() throws {
+        // Spectral on the two synthetic samples: with the SDK's rule both endpoints come 120 ms after the
+        // oracle's (hangover, padding after, and padding before's look-ahead); on the detector's
+        // evidence, 10 ms after.
+        func oracle(_ arguments: String...) throws -> (block: [String: Any], delays: [Double]) {
+            let result = try earshot(
+                ["eval", "--detector", "spectral", "--format", "json", "--utterances"] + arguments + [synthetic])
+            #expect(result.status == 0, "\(result.standardError)")
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+            let detector = try #require((document["detectors"] as? [[String: Any]])?.first)
+            let block = try #require((detector["endpointing"] as? [String: Any])?["oracle"] as? [String: Any])
+            let utterances = try #require(detector["utterances"] as? [[String: Any]])
+            return (block, utterances.compactMap { $0["delay_s"] as? Double })
+        }
+        let sdk = try oracle()
+        #expect(sdk.block["tolerance_s"] as? Double == 0.1 && sdk.block["utterances"] as? Int == 2)
+        #expect(sdk.block["late_rate"] as? Double == 1 && sdk.block["on_time_rate"] as? Double == 0)
+        #expect(sdk.delays == [0.12, 0.12])
+        let weighed = try oracle("--endingSilenceThreshold", "0.5")
+        #expect(weighed.block["on_time_rate"] as? Double == 1 && weighed.delays == [0.01, 0.01])
+        let loose = try oracle("--on-time-tolerance", "0.15")
+        #expect(loose.block["on_time_rate"] as? Double == 1 && loose.block["tolerance_s"] as? Double == 0.15)
+
+        let badThreshold = try earshot("eval", "--endingSilenceThreshold", "1.5", synthetic)
+        #expect(badThreshold.status == 1)
+        #expect(badThreshold.standardError.contains("endingSilenceThreshold: expected a probability in [0, 1]"))
+        let badTolerance = try earshot("eval", "--on-time-tolerance=-1", synthetic)
+        #expect(badTolerance.status == 1 && badTolerance.standardError.contains("--on-time-tolerance"))
     }
 
     @Test func groupByScoresEachTagValueFromTheSameDetectorRun() throws {

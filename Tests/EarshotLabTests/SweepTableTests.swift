@@ -33,8 +33,11 @@ import Testing
         table.insert(row(2, latency: 0.9, truncated: false))  // dominated by row 1
         let lines = table.csv().split(separator: "\n")
         #expect(lines[0] == "detector,endingSilence," + SweepTable.metricColumns.joined(separator: ","))
-        #expect(lines[1] == "energy,0.3,2,0.300,0.300,0.5000,0.0000,0.0000,0.0000,1")
-        #expect(lines[2].hasSuffix(",1") && lines[3].hasSuffix(",0"))
+        // No oracle in these results: its columns are empty.
+        #expect(lines[1] == "energy,0.3,2,0.300,0.300,0.5000,0.0000,0.0000,0.0000,1,,,,,,,")
+        let pareto = 2 + SweepTable.metricColumns.firstIndex(of: "pareto")!
+        #expect(lines[2].split(separator: ",", omittingEmptySubsequences: false)[pareto] == "1")
+        #expect(lines[3].split(separator: ",", omittingEmptySubsequences: false)[pareto] == "0")
     }
 
     @Test(arguments: SweepTable.Format.allCases)
@@ -53,6 +56,30 @@ import Testing
         #expect(resumed.rows[0].metrics.latency.median == 0.85)
         #expect(resumed.rows[1].metrics.truncationRate == 0.5)
         #expect(resumed.contains(grid.settings[1]) && !resumed.contains(grid.settings[0]))
+    }
+
+    @Test(arguments: SweepTable.Format.allCases)
+    func theOracleColumnsAreWrittenAndReadBack(format: SweepTable.Format) throws {
+        // Oracle endpoints at 2.85 s; the detector's at 2.9 s (on time) and 3.1 s (late).
+        let labelled = [LabeledSegment(start: 0.5, end: 2.0)]
+        let results = [2.9, 3.1].map { endpoint in
+            UtteranceResult(
+                path: "u.wav", labelled: labelled, firstSpeechStart: 0.5, endpoint: endpoint, reason: .endingSilence,
+                outcome: .audioCaptured, oracleEndpoint: 2.85, oracleReason: .endingSilence)
+        }
+        var table = SweepTable(grid: grid)
+        table.insert(SweepRow(setting: grid.settings[0], metrics: EndpointMetrics(results)))
+        if format == .csv {
+            #expect(table.csv().split(separator: "\n")[1].hasSuffix(",1,0.5000,0.0000,0.5000,0.0000,0.150,0.230,0.150"))
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("sweep.\(format.rawValue)")
+        let text = format == .csv ? table.csv() : try table.json(parameters: [:])
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let oracle = try SweepTable.resume(grid: grid, from: path, format: format).rows[0].metrics.oracle
+        #expect(oracle.onTimeRate == 0.5 && oracle.lateRate == 0.5 && oracle.earlyRate == 0 && oracle.missedRate == 0)
+        #expect(abs(oracle.delay.median! - 0.15) < 1e-9 && abs(oracle.absoluteDelay.median! - 0.15) < 1e-9)
     }
 
     @Test func resumingAnotherGridIsRefusedNamingTheFile() throws {

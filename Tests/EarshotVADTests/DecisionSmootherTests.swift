@@ -12,9 +12,13 @@ struct DecisionSmootherTests {
 
     /// Every frame through one smoother, then finish: all decisions, in order.
     static func smooth(_ script: String, _ configuration: SmoothingConfiguration) throws -> [VADDecision] {
+        try smooth(Script.frames(script), configuration)
+    }
+
+    static func smooth(_ frames: [VADFrame], _ configuration: SmoothingConfiguration) throws -> [VADDecision] {
         var smoother = try smoother(configuration)
         var output = StageOutput<VADDecision>()
-        for frame in Script.frames(script) { try smoother.process(frame, into: &output) }
+        for frame in frames { try smoother.process(frame, into: &output) }
         try smoother.finish(into: &output)
         #expect(output.events.isEmpty)
         return output.items
@@ -140,6 +144,30 @@ struct DecisionSmootherTests {
         #expect(decisions.allSatisfy { $0.decidedAt <= frames.last!.end })
         // The noise holds both speech and silence, so the test exercises every step.
         #expect(decisions.contains { $0.isSpeech } && decisions.contains { !$0.isSpeech })
+    }
+
+    @Test func afterASilenceDecisionNoSpeechWasHeardUpToWhenItWasDecided() throws {
+        // The promise the endpointer measures silence by (VADDecision.decidedAt): a frame between a silence
+        // decision's end and its decidedAt is silence, or padding before a run that begins after it.
+        let decisions = try Self.smooth(Self.noisyFrames(count: 3000), SmoothingConfiguration())
+        let pad = Script.t(30).frame
+        var runStart = [Int64](repeating: 0, count: decisions.count)
+        for (index, decision) in decisions.enumerated() where decision.isSpeech {
+            let continues = index > 0 && decisions[index - 1].isSpeech
+            runStart[index] = continues ? runStart[index - 1] : decision.start.frame
+        }
+        var checked = 0
+        for (index, decision) in decisions.enumerated() where !decision.isSpeech {
+            for later in decisions[(index + 1)...] {
+                guard later.start < decision.decidedAt else { break }
+                if later.isSpeech {
+                    let laterIndex = decisions.firstIndex(of: later)!
+                    #expect(runStart[laterIndex] >= decision.decidedAt.frame - pad)
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 1000)
     }
 
     @Test(arguments: [1, 2, 7, 64])

@@ -21,6 +21,20 @@ enum Script {
         }
     }
 
+    /// Decisions that carry the detector's probability: `S` is speech at probability 1, `_` silence at
+    /// 0, a digit `d` speech at probability d/10 (a frame the smoother kept as speech though the
+    /// detector no longer heard it: hangover, padding, a bridged dip). Each is decided `delayMs` after
+    /// its end.
+    static func weighedDecisions(_ script: String, delayMs: Int = 0) -> [VADDecision] {
+        script.enumerated().map { index, character in
+            let start = t(index * 10)
+            let probability: Float = character == "S" ? 1 : Float(character.wholeNumberValue ?? 0) / 10
+            return VADDecision(
+                start: start, frameCount: hop, isSpeech: character != "_", probability: probability,
+                decidedAt: start.advanced(by: Int64(hop + delayMs * rate / 1000)))
+        }
+    }
+
     /// Detector frames from a string of digits: `d` is probability d/10, `S` is 1 and `_` is 0.
     static func frames(_ script: String, startMs: Int = 0) -> [VADFrame] {
         script.enumerated().map { index, character in

@@ -14,12 +14,14 @@ public struct DetectorReport: Sendable {
     /// Seconds of audio scored, and the CPU seconds the detector took over them (0 for files).
     public var audioSeconds = 0.0
     public var detectorSeconds = 0.0
+    /// How far from the label oracle's endpoint an endpoint is still on time, seconds.
+    public var onTimeTolerance = OracleTiming.defaultTolerance
 
     public init(name: String) {
         self.name = name
     }
 
-    public var endpointing: EndpointMetrics { EndpointMetrics(results) }
+    public var endpointing: EndpointMetrics { EndpointMetrics(results, onTimeTolerance: onTimeTolerance) }
 
     /// The detector's speed: seconds of audio per second of one core, nil when not measured.
     public var realTimeFactor: Double? { detectorSeconds > 0 ? audioSeconds / detectorSeconds : nil }
@@ -65,6 +67,7 @@ public enum Evaluation {
             try UtteranceScorer.score(tracks[index], against: corpus.entries[index], settings: settings)
         }
         var report = DetectorReport(name: name)
+        report.onTimeTolerance = settings.onTimeTolerance
         for (score, entry) in zip(scores, corpus.entries) { report.add(score, duration: entry.duration) }
         return report
     }

@@ -9,6 +9,10 @@ public struct EvaluationSettings: Sendable {
     public var endpointer: EndpointerConfiguration
     /// The models learned detectors need; not a parameter (`parameters` names the detector that ran).
     public var models: DetectorModels
+    /// How far from the label oracle's endpoint, either side, an endpoint is still on time, seconds: a
+    /// way of scoring, not a setting of the pipeline, so not in `parameters` (reports carry it as
+    /// `tolerance_s` next to the rates it produced).
+    public var onTimeTolerance = OracleTiming.defaultTolerance
 
     public init(
         detector: DetectorKind = .spectral, smoothing: SmoothingConfiguration, endpointer: EndpointerConfiguration,
@@ -56,7 +60,9 @@ public struct EvaluationSettings: Sendable {
             endingSilence: number(.endingSilence) ?? endpointer.endingSilence,
             minRecordingTime: number(.minRecordingTime) ?? endpointer.minRecordingTime,
             maxRecordingTime: number(.maxRecordingTime) ?? endpointer.maxRecordingTime,
-            cancelWhenSilent: endpointer.cancelWhenSilent, rules: endpointer.rules)
+            cancelWhenSilent: endpointer.cancelWhenSilent, rules: endpointer.rules,
+            endingSilenceThreshold: number(.endingSilenceThreshold).map(Float.init) ?? endpointer.endingSilenceThreshold
+        )
         return settings
     }
 
@@ -77,6 +83,14 @@ public struct EvaluationSettings: Sendable {
             "minRecordingTime": SweepValue.number(endpointer.minRecordingTime).description,
             "maxRecordingTime": SweepValue.number(endpointer.maxRecordingTime).description,
             "cancelWhenSilent": String(endpointer.cancelWhenSilent),
+            "endingSilenceThreshold": SweepValue.number(Double(endpointer.endingSilenceThreshold)).description,
+            // In the CLI's --rule notation; empty when the endingSilence rule is in force.
+            "rules": endpointer.rules.map { rule in
+                [
+                    rule.requiresSpeech ? "speech" : "any", SweepValue.format(rule.minTrailingSilence),
+                    SweepValue.format(rule.minUtteranceLength),
+                ].joined(separator: ":")
+            }.joined(separator: " "),
         ]
     }
 }

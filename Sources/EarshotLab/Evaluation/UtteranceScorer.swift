@@ -2,7 +2,8 @@ import EarshotCore
 import EarshotVAD
 
 /// Replays one detector track through the smoother and the endpointer — the same stages that run
-/// live — and scores the outcome against one corpus entry's labels.
+/// live — and scores the outcome against one corpus entry's labels and, for an entry with speech,
+/// against the ``LabelOracle``'s endpoint under the same endpointer configuration.
 public struct FileScore: Sendable {
     public var frames = FrameMetrics()
     public var probabilities = ProbabilityScores()
@@ -26,7 +27,12 @@ public enum UtteranceScorer {
         }
         let events = replay.events
 
-        var score = FileScore(utterance: utteranceResult(entry, events), segments: segments)
+        var utterance = utteranceResult(entry, events)
+        if utterance.hasSpeech, let oracle = try LabelOracle.endpoint(for: entry, endpointer: settings.endpointer) {
+            utterance.oracleEndpoint = oracle.time
+            utterance.oracleReason = oracle.reason
+        }
+        var score = FileScore(utterance: utterance, segments: segments)
         if scope == .everything {
             let cells = FrameGrid.cellCount(duration: entry.duration)
             let labels = FrameGrid.labels(entry.speech, cellCount: cells)

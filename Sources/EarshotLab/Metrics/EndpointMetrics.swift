@@ -13,10 +13,15 @@ public struct UtteranceResult: Sendable, Equatable, Codable {
     public var reason: EndpointReason?
     /// How the interaction ended.
     public var outcome: InteractionOutcome
+    /// When the same endpointer, driven by the labels instead of the detector, stopped listening, and
+    /// why (``LabelOracle``); nil when not computed.
+    public var oracleEndpoint: Double?
+    public var oracleReason: EndpointReason?
 
     public init(
         path: String, labelled: [LabeledSegment], firstSpeechStart: Double?, endpoint: Double?,
-        reason: EndpointReason?, outcome: InteractionOutcome
+        reason: EndpointReason?, outcome: InteractionOutcome, oracleEndpoint: Double? = nil,
+        oracleReason: EndpointReason? = nil
     ) {
         self.path = path
         self.labelled = labelled
@@ -24,6 +29,8 @@ public struct UtteranceResult: Sendable, Equatable, Codable {
         self.endpoint = endpoint
         self.reason = reason
         self.outcome = outcome
+        self.oracleEndpoint = oracleEndpoint
+        self.oracleReason = oracleReason
     }
 
     public var hasSpeech: Bool { !labelled.isEmpty }
@@ -63,6 +70,8 @@ public struct UtteranceResult: Sendable, Equatable, Codable {
         case path, labelled, reason, outcome
         case firstSpeechStart = "first_speech_start_s"
         case endpoint = "endpoint_s"
+        case oracleEndpoint = "oracle_endpoint_s"
+        case oracleReason = "oracle_reason"
     }
 }
 
@@ -81,11 +90,14 @@ public struct EndpointMetrics: Sendable, Equatable, Codable {
     public var wrongNoAudioRate: Double?
     /// Share of speech utterances whose input ended with no endpoint.
     public var missedEndpointRate: Double?
+    /// The endpoints against the label oracle's: on time, early, late, missed, and the delay.
+    public var oracle: OracleTiming
 
     /// How early a reported speech start may be before labelled speech and still not be false, seconds.
     public static let falseStartTolerance = 0.25
 
-    public init(_ results: [UtteranceResult]) {
+    /// Scores `results`; an endpoint within `onTimeTolerance` seconds of the oracle's is on time.
+    public init(_ results: [UtteranceResult], onTimeTolerance: Double = OracleTiming.defaultTolerance) {
         let speech = results.filter(\.hasSpeech)
         utterances = results.count
         speechUtterances = speech.count
@@ -95,9 +107,10 @@ public struct EndpointMetrics: Sendable, Equatable, Codable {
             results.filter { $0.isFalseStart(tolerance: Self.falseStartTolerance) }.count, of: results.count)
         wrongNoAudioRate = Self.share(speech.filter(\.isWrongNoAudio).count, of: speech.count)
         missedEndpointRate = Self.share(speech.filter(\.isMissedEndpoint).count, of: speech.count)
+        oracle = OracleTiming(results, tolerance: onTimeTolerance)
     }
 
-    private static func share(_ count: Int, of total: Int) -> Double? {
+    static func share(_ count: Int, of total: Int) -> Double? {
         total == 0 ? nil : Double(count) / Double(total)
     }
 
@@ -109,6 +122,7 @@ public struct EndpointMetrics: Sendable, Equatable, Codable {
         case falseStartRate = "false_start_rate"
         case wrongNoAudioRate = "wrong_no_audio_rate"
         case missedEndpointRate = "missed_endpoint_rate"
+        case oracle
     }
 
     /// Absent rates are written as `null`, so every document has the same keys.
@@ -121,5 +135,21 @@ public struct EndpointMetrics: Sendable, Equatable, Codable {
         try container.encode(falseStartRate, forKey: .falseStartRate)
         try container.encode(wrongNoAudioRate, forKey: .wrongNoAudioRate)
         try container.encode(missedEndpointRate, forKey: .missedEndpointRate)
+        try container.encode(oracle, forKey: .oracle)
+    }
+
+    /// Documents written before the oracle was scored have no `oracle` object: it reads as unscored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        utterances = try container.decode(Int.self, forKey: .utterances)
+        speechUtterances = try container.decode(Int.self, forKey: .speechUtterances)
+        latency = try container.decode(Summary.self, forKey: .latency)
+        truncationRate = try container.decodeIfPresent(Double.self, forKey: .truncationRate)
+        falseStartRate = try container.decodeIfPresent(Double.self, forKey: .falseStartRate)
+        wrongNoAudioRate = try container.decodeIfPresent(Double.self, forKey: .wrongNoAudioRate)
+        missedEndpointRate = try container.decodeIfPresent(Double.self, forKey: .missedEndpointRate)
+        oracle =
+            try container.decodeIfPresent(OracleTiming.self, forKey: .oracle)
+            ?? OracleTiming([], tolerance: OracleTiming.defaultTolerance)
     }
 }

@@ -6,15 +6,16 @@ public enum SweepParameter: String, Sendable, CaseIterable, Hashable, Codable {
     case detector
     case onsetThreshold, offsetThreshold
     case minSpeechDuration, minSilenceDuration, speechPadBefore, speechPadAfter, hangover
-    case maxInitialSilence, endingSilence, minRecordingTime, maxRecordingTime
+    case maxInitialSilence, endingSilence, minRecordingTime, maxRecordingTime, endingSilenceThreshold
 
     /// Endpointer properties, as opposed to the detector and its smoothing.
     public var isEndpointing: Bool {
-        [.maxInitialSilence, .endingSilence, .minRecordingTime, .maxRecordingTime].contains(self)
+        [.maxInitialSilence, .endingSilence, .minRecordingTime, .maxRecordingTime, .endingSilenceThreshold]
+            .contains(self)
     }
 
     /// Thresholds are probabilities; everything else is a duration in seconds.
-    var isThreshold: Bool { self == .onsetThreshold || self == .offsetThreshold }
+    var isThreshold: Bool { [.onsetThreshold, .offsetThreshold, .endingSilenceThreshold].contains(self) }
 
     /// Limits the SDK lets an application switch off with its infinite interval.
     var acceptsInfinity: Bool { [.maxInitialSilence, .endingSilence, .maxRecordingTime].contains(self) }

@@ -50,7 +50,8 @@ public struct SweepRunner: Sendable {
             let results = try zip(frozenTracks[settings.detector]!, corpus.entries).map { track, entry in
                 try UtteranceScorer.score(track, against: entry, settings: settings, scope: .endpointing).utterance
             }
-            let row = SweepRow(setting: setting, metrics: EndpointMetrics(results))
+            let row = SweepRow(
+                setting: setting, metrics: EndpointMetrics(results, onTimeTolerance: settings.onTimeTolerance))
             try shared.withLock { state in
                 state.table.insert(row)
                 state.done += 1

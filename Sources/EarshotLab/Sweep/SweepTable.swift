@@ -53,9 +53,12 @@ public struct SweepTable: Sendable {
 
     // MARK: CSV
 
+    /// The existing columns first, so they keep their place; then the endpoints against the label
+    /// oracle (rates of the utterances it scores; delay = endpoint − oracle endpoint).
     static let metricColumns = [
         "utterances", "median_latency_s", "p90_latency_s", "truncation_rate", "false_start_rate",
-        "wrong_no_audio_rate", "missed_endpoint_rate", "pareto",
+        "wrong_no_audio_rate", "missed_endpoint_rate", "pareto", "on_time_rate", "early_rate", "late_rate",
+        "oracle_missed_rate", "median_delay_s", "p90_delay_s", "median_abs_delay_s",
     ]
 
     var csvHeader: String { (grid.axes.map(\.parameter.rawValue) + Self.metricColumns).joined(separator: ",") }
@@ -70,6 +73,11 @@ public struct SweepTable: Sendable {
                     Self.number(metrics.latency.p90, digits: 3), Self.number(metrics.truncationRate, digits: 4),
                     Self.number(metrics.falseStartRate, digits: 4), Self.number(metrics.wrongNoAudioRate, digits: 4),
                     Self.number(metrics.missedEndpointRate, digits: 4), row.isParetoOptimal ? "1" : "0",
+                    Self.number(metrics.oracle.onTimeRate, digits: 4), Self.number(metrics.oracle.earlyRate, digits: 4),
+                    Self.number(metrics.oracle.lateRate, digits: 4), Self.number(metrics.oracle.missedRate, digits: 4),
+                    Self.number(metrics.oracle.delay.median, digits: 3),
+                    Self.number(metrics.oracle.delay.p90, digits: 3),
+                    Self.number(metrics.oracle.absoluteDelay.median, digits: 3),
                 ]
             lines.append(fields.joined(separator: ","))
         }
@@ -186,6 +194,13 @@ public struct SweepTable: Sendable {
         metrics.falseStartRate = numbers[numbers.startIndex + 4]
         metrics.wrongNoAudioRate = numbers[numbers.startIndex + 5]
         metrics.missedEndpointRate = numbers[numbers.startIndex + 6]
+        metrics.oracle.onTimeRate = numbers[numbers.startIndex + 8]
+        metrics.oracle.earlyRate = numbers[numbers.startIndex + 9]
+        metrics.oracle.lateRate = numbers[numbers.startIndex + 10]
+        metrics.oracle.missedRate = numbers[numbers.startIndex + 11]
+        metrics.oracle.delay.median = numbers[numbers.startIndex + 12]
+        metrics.oracle.delay.p90 = numbers[numbers.startIndex + 13]
+        metrics.oracle.absoluteDelay.median = numbers[numbers.startIndex + 14]
         return SweepRow(setting: SweepSetting(values: values), metrics: metrics)
     }
 }
