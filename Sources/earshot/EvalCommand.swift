@@ -68,6 +68,8 @@ struct Eval: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
         try OnTimeToleranceCheck.validate(onTimeTolerance)
@@ -92,7 +94,7 @@ struct Eval: ParsableCommand {
             let models = try vadModel.models(for: detector.isEmpty ? nil : detector)
             let kinds =
                 detector.isEmpty ? DetectorKind.allCases.filter { !$0.needsModel || models.silero != nil } : detector
-            let progress = CountProgress()
+            let progress = CountProgress(mode: progressOptions.progress, command: "eval")
             for kind in kinds {
                 progress.begin(kind.rawValue)
                 let total = whole.entries.count

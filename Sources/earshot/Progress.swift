@@ -1,17 +1,70 @@
+import ArgumentParser
+import EarshotCore
 import Foundation
 
+/// How a long command reports progress on standard error.
+enum ProgressMode: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// A bar with ETA when standard error is a terminal (and `EARSHOT_NO_PROGRESS` is unset); nothing
+    /// otherwise, so logs and pipes stay clean.
+    case auto
+    /// Nothing.
+    case none
+    /// One JSON object per line, at most two a second and one at the end, for scripts: `{"event":
+    /// "progress", …}` then `{"event":"done", …}`. Keys: `command`, `phase` (what is counted),
+    /// `done`/`total` (items) or `done_s`/`total_s` (seconds of audio), `fraction`, `elapsed_s`,
+    /// `eta_s`, `speed` (× real time).
+    case ndjson
+
+    /// What `auto` resolves to here: `bar` only on a terminal.
+    var drawsBar: Bool {
+        self == .auto && isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["EARSHOT_NO_PROGRESS"] == nil
+    }
+}
+
+/// `--progress`, shared by every long command.
+struct ProgressOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Progress on standard error: auto (a bar on a terminal), none, or ndjson (JSON lines for scripts).",
+            valueName: "mode"))
+    var progress: ProgressMode = .auto
+}
+
+/// One `--progress ndjson` line: keys in a fixed order, numbers rounded, no nulls.
+enum ProgressLine {
+    static func write(_ event: String, command: String, fields: [(String, Any?)]) {
+        var line = #"{"event":"# + JSONText.quoted(event) + #","command":"# + JSONText.quoted(command)
+        for (key, value) in fields {
+            switch value {
+            case let number as Double where number.isFinite: line += ",\"\(key)\":\((number * 1000).rounded() / 1000)"
+            case let number as Int: line += ",\"\(key)\":\(number)"
+            case let text as String: line += ",\"\(key)\":" + JSONText.quoted(text)
+            default: continue
+            }
+        }
+        FileHandle.standardError.write(Data((line + "}\n").utf8))
+    }
+}
+
 /// A progress bar with real-time factor and ETA on standard error, drawn only when standard error is a
-/// terminal (so logs and pipes stay clean), and redrawn at most ten times a second.
+/// terminal (so logs and pipes stay clean), and redrawn at most ten times a second; or, with
+/// `--progress ndjson`, JSON lines.
 struct Progress {
     private var total: Double?
+    private let mode: ProgressMode
     private let enabled: Bool
+    private let command: String
     private let started = Date()
     private var lastDraw = Date.distantPast
+    private var done = 0.0
+    private var finished = false
 
     /// `totalSeconds` is the input's duration in media time, if known.
-    init(totalSeconds: Double?) {
+    init(totalSeconds: Double?, mode: ProgressMode = .auto, command: String = "") {
         total = totalSeconds.flatMap { $0 > 0 ? $0 : nil }
-        enabled = isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["EARSHOT_NO_PROGRESS"] == nil
+        self.mode = mode
+        self.command = command
+        enabled = mode.drawsBar
     }
 
     /// Like ``update(mediaSeconds:)``, when the total becomes known or grows as inputs are opened.
@@ -21,6 +74,13 @@ struct Progress {
     }
 
     mutating func update(mediaSeconds done: Double) {
+        self.done = done
+        if mode == .ndjson {
+            guard Date().timeIntervalSince(lastDraw) >= 0.5 else { return }
+            lastDraw = Date()
+            writeLine("progress")
+            return
+        }
         guard enabled, Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
         lastDraw = Date()
         let elapsed = max(Date().timeIntervalSince(started), 1e-6)
@@ -39,21 +99,53 @@ struct Progress {
         FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
     }
 
-    func finish() {
+    /// Clears the bar so a message can be printed; it is drawn again by the next update.
+    func clear() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// Clears the bar; with ndjson, writes the last line, once.
+    mutating func finish() {
+        if mode == .ndjson, !finished {
+            finished = true
+            writeLine("done")
+        }
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    private func writeLine(_ event: String) {
+        let elapsed = max(Date().timeIntervalSince(started), 1e-6)
+        let speed = done / elapsed
+        ProgressLine.write(
+            event, command: command,
+            fields: [
+                ("phase", "audio"), ("done_s", done), ("total_s", total),
+                ("fraction", total.map { min(done / $0, 1) }), ("elapsed_s", elapsed),
+                ("eta_s", total.map { speed > 0 ? max($0 - done, 0) / speed : nil } ?? nil), ("speed", speed),
+            ])
     }
 }
 
 /// A progress bar over a count of items (files, sweep rows) with ETA, on standard error, only when it is
 /// a terminal; safe to update from several threads.
 final class CountProgress: @unchecked Sendable {
-    private let enabled =
-        isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["EARSHOT_NO_PROGRESS"] == nil
+    private let mode: ProgressMode
+    private let enabled: Bool
+    private let command: String
     private let lock = NSLock()
+    private let began = Date()
     private var started = Date()
     private var lastDraw = Date.distantPast
     private var label = ""
+    private var last: (done: Int, total: Int) = (0, 0)
+
+    init(mode: ProgressMode = .auto, command: String = "") {
+        self.mode = mode
+        self.command = command
+        enabled = mode.drawsBar
+    }
 
     /// Starts a new phase: the ETA counts from now.
     func begin(_ label: String) {
@@ -64,6 +156,15 @@ final class CountProgress: @unchecked Sendable {
     }
 
     func update(done: Int, of total: Int) {
+        if mode == .ndjson {
+            lock.withLock {
+                last = (done, total)
+                guard done == total || Date().timeIntervalSince(lastDraw) >= 0.5 else { return }
+                lastDraw = Date()
+                writeLine("progress")
+            }
+            return
+        }
         guard enabled else { return }
         lock.withLock {
             guard done == total || Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
@@ -80,7 +181,31 @@ final class CountProgress: @unchecked Sendable {
     }
 
     func finish() {
+        if mode == .ndjson {
+            lock.withLock { writeLine("done") }
+            return
+        }
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// Clears the bar so a message can be printed; it is drawn again by the next update.
+    func clear() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// Called with `lock` held.
+    private func writeLine(_ event: String) {
+        let elapsed = Date().timeIntervalSince(started)
+        let (done, total) = last
+        ProgressLine.write(
+            event, command: command,
+            fields: [
+                ("phase", label), ("done", done), ("total", total),
+                ("fraction", total > 0 ? Double(done) / Double(total) : nil),
+                ("elapsed_s", Date().timeIntervalSince(began)),
+                ("eta_s", done > 0 ? elapsed / Double(done) * Double(total - done) : nil),
+            ])
     }
 }

@@ -55,6 +55,8 @@ struct Sweep: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (rewritten after every row).")
     var output: String = "-"
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     @Flag(help: "Keep the finished rows of an earlier run written to --output and compute only the rest.")
     var resume = false
 
@@ -100,7 +102,7 @@ struct Sweep: ParsableCommand {
             FileHandle.standardError.write(Data("earshot: resuming \(output): \(start.rows.count) rows done\n".utf8))
         }
 
-        let progress = CountProgress()
+        let progress = CountProgress(mode: progressOptions.progress, command: "sweep")
         let path = output
         let format = format
         let render: @Sendable (SweepTable) throws -> String = {

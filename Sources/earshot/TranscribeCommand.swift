@@ -49,7 +49,8 @@ struct Transcribe: AsyncParsableCommand {
             A file that cannot be read is reported on standard error and the others are transcribed; with \
             several files a summary line ends the run ("3 of 4 files transcribed; 1 failed: …"). The exit \
             status is 4 when some files failed, 2 when every one did. Ctrl-C stops at once and leaves no -o file behind (exit status 130). \
-            A progress bar with ETA is drawn on standard error when it is a terminal.
+            A progress bar with ETA is drawn on standard error when it is a terminal; --progress ndjson \
+            writes JSON lines there instead, for scripts.
 
             Examples:
               earshot transcribe interview.flac
@@ -101,6 +102,8 @@ struct Transcribe: AsyncParsableCommand {
 
     @Option(help: "Resampler quality, 0 (fastest) to 10 (best).")
     var resamplerQuality: Int = 4
+
+    @OptionGroup var progressOptions: ProgressOptions
 
     @OptionGroup(title: "Recognition service") var serviceOptions: ServiceOptions
 
@@ -250,12 +253,13 @@ struct Transcribe: AsyncParsableCommand {
             resamplerQuality: resamplerQuality)
         let (makeTranscriber, parameters) = try recognition(settings: settings)
         let files = files, layout = layout, format = format, several = files.count > 1, path = output
+        let progressMode = progressOptions.progress
         let directory = try outputDir.map { try CommandOutput.makeDirectory($0, option: "--output-dir") }
         let failures: [EarshotError]
         do {
             failures = try await Self.cancellingOnInterrupt {
                 let output = try CommandOutput(path: directory == nil ? path : InputPath.standardStream)
-                var progress = Progress(totalSeconds: nil)
+                var progress = Progress(totalSeconds: nil, mode: progressMode, command: "transcribe")
                 defer { progress.finish() }
                 var failures: [EarshotError] = []
                 var failedNames: [String] = []
@@ -304,7 +308,7 @@ struct Transcribe: AsyncParsableCommand {
                         failures.append(EarshotError(error.code, message))
                         failedNames.append(name)
                         if several {
-                            progress.finish()
+                            progress.clear()
                             FileHandle.standardError.write(Data("earshot: \(message)\n".utf8))
                         }
                     }

@@ -49,6 +49,8 @@ struct VAD: ParsableCommand {
     @Option(help: "Write DIR/NAME.csv and DIR/NAME.prob for each input NAME.wav instead of one output.")
     var out: String?
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     func validate() throws {
         if out == nil, files.count > 1, ![.json, .rttm].contains(format) {
             throw ValidationError("several files need --out DIR, or --format json or rttm")
@@ -80,11 +82,16 @@ struct VAD: ParsableCommand {
         let (detector, models) = try vadModel.resolve(detector)
         var analyses: [Analysis] = []
         var failures = 0
-        for file in files {
+        let progress = CountProgress(mode: progressOptions.progress, command: "vad")
+        progress.begin("files")
+        defer { progress.finish() }
+        for (index, file) in files.enumerated() {
+            defer { progress.update(done: index + 1, of: files.count) }
             do {
                 let analysis = try analyze(file, detector: detector, models: models, smoothing: smoothingConfiguration)
                 if let out { try writeFiles(analysis, into: out) } else { analyses.append(analysis) }
             } catch let error as EarshotError where files.count > 1 {
+                progress.clear()
                 FileHandle.standardError.write(Data("earshot: \(error.message)\n".utf8))
                 failures += 1
             }
