@@ -1,3 +1,5 @@
+import EarshotCore
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
@@ -89,6 +91,18 @@ extension SpeechService {
         let group = ServiceGroup(
             configuration: .init(
                 services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as IOError where [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode) {
+            let reason =
+                switch error.errnoCode {
+                case EADDRINUSE:
+                    "the address is in use: another service listens there (give --port, or 0 for a free one)"
+                case EACCES: "permission denied (ports below 1024 need privileges)"
+                default: "no interface of this machine has that address"
+                }
+            throw EarshotError(
+                .invalidParameter, "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+        }
     }
 }

@@ -33,9 +33,17 @@ struct Earshot: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            try flushStandardOutput()
         } catch {
             exit(reporting: error)
         }
+    }
+
+    /// Writes out what `print` buffered, so a full disk or a closed pipe on standard output is a failure
+    /// (exit status 2), not a silent success.
+    static func flushStandardOutput() throws {
+        guard fflush(nil) != 0 else { return }  // every output stream; only stdout is written with stdio
+        throw EarshotError(.writeFailed, "stdout: write failed (\(String(cString: strerror(errno))))")
     }
 
     /// Maps an error to its message and exit status: ours by their code; the parser's own (an unknown

@@ -4,7 +4,7 @@ import EarshotRecognizer
 import EarshotServer
 import Foundation
 
-struct Serve: ParsableCommand {
+struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the recognition service: the AT&T Speech API v3, served locally.",
         discussion: """
@@ -126,18 +126,18 @@ struct Serve: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let keys = try apiKeys.map(APIKeys.init(contentsOfFile:)) ?? APIKeys()
         let apps: Credentials
+        // Generated credentials are printed once the service listens, not before a failed start.
+        var announcement = ""
         if let credentials {
             apps = try Credentials(contentsOfFile: credentials)
         } else {
             let generated = Credentials.random()
             apps = generated.credentials
-            FileHandle.standardError.write(
-                Data(
-                    "earshot serve: no --credentials given; this run's only app is APP_KEY=\(generated.appKey) SECRET_KEY=\(generated.secret)\n"
-                        .utf8))
+            announcement =
+                "earshot serve: no --credentials given; this run's only app is APP_KEY=\(generated.appKey) SECRET_KEY=\(generated.secret)\n"
         }
         var configuration = ServiceConfiguration(
             host: host, port: port, credentials: apps,
@@ -155,33 +155,14 @@ struct Serve: ParsableCommand {
         configuration.apiKeys = keys
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info
-        // The command line is synchronous; the service runs on Swift's concurrency pool while this
-        // thread waits for it to stop.
-        let outcome = ServeOutcome()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do {
-                try await SpeechService.runUntilSignalled(configuration: configuration, logLevel: level) { port in
-                    FileHandle.standardError.write(Data("earshot serve: listening on http://\(host):\(port)\n".utf8))
-                }
-            } catch {
-                outcome.set(error)
-            }
-            done.signal()
+        let configured = configuration
+        try await SpeechService.runUntilSignalled(configuration: configured, logLevel: level) { [announcement] port in
+            FileHandle.standardError.write(
+                Data((announcement + "earshot serve: listening on http://\(host):\(port)\n").utf8))
         }
-        done.wait()
-        if let error = outcome.error { throw error }
     }
 }
 
 extension Serve {
     static func duration(_ seconds: Double) -> Duration { .milliseconds(Int((seconds * 1000).rounded())) }
-}
-
-/// The error the service stopped with, handed from its task to the waiting command thread.
-private final class ServeOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: (any Error)?
-    func set(_ error: any Error) { lock.withLock { stored = error } }
-    var error: (any Error)? { lock.withLock { stored } }
 }

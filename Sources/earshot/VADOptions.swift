@@ -9,28 +9,37 @@ extension DetectorKind: ExpressibleByArgument {}
 /// parameter, sweep grid), and `--threshold` for the onset threshold as other VAD tools call it.
 struct SmoothingOptions: ParsableArguments {
     @Option(
-        name: [.customLong("threshold"), .customLong("onsetThreshold")],
+        name: [.customLong("threshold"), .customLong("onsetThreshold")], parsing: .unconditional,
         help: "Speech probability at which speech starts (0–1). Default 0.5.")
     var onsetThreshold: Float?
 
     @Option(
-        name: .customLong("offsetThreshold"),
+        name: .customLong("offsetThreshold"), parsing: .unconditional,
         help: "Probability below which speech ends (≤ threshold). Default: threshold − 0.15.")
     var offsetThreshold: Float?
 
-    @Option(name: .customLong("minSpeechDuration"), help: "Drop speech shorter than this, seconds. Default 0.25.")
+    @Option(
+        name: .customLong("minSpeechDuration"), parsing: .unconditional,
+        help: "Drop speech shorter than this, seconds. Default 0.25.")
     var minSpeechDuration: Double?
 
-    @Option(name: .customLong("minSilenceDuration"), help: "Fill pauses shorter than this, seconds. Default 0.1.")
+    @Option(
+        name: .customLong("minSilenceDuration"), parsing: .unconditional,
+        help: "Fill pauses shorter than this, seconds. Default 0.1.")
     var minSilenceDuration: Double?
 
-    @Option(name: .customLong("speechPadBefore"), help: "Speech padding before each segment, seconds. Default 0.03.")
+    @Option(
+        name: .customLong("speechPadBefore"), parsing: .unconditional,
+        help: "Speech padding before each segment, seconds. Default 0.03.")
     var speechPadBefore: Double?
 
-    @Option(name: .customLong("speechPadAfter"), help: "Speech padding after each segment, seconds. Default 0.03.")
+    @Option(
+        name: .customLong("speechPadAfter"), parsing: .unconditional,
+        help: "Speech padding after each segment, seconds. Default 0.03.")
     var speechPadAfter: Double?
 
-    @Option(help: "Speech continues this long after the probability drops, seconds. Default 0.05.")
+    @Option(
+        parsing: .unconditional, help: "Speech continues this long after the probability drops, seconds. Default 0.05.")
     var hangover: Double?
 
     /// The flags given, applied to the defaults by the same rule a sweep row uses (an onset threshold
@@ -52,26 +61,27 @@ struct SmoothingOptions: ParsableArguments {
 /// The seed SDK's endpointing properties (table 5-2), by their SDK names, and Kaldi-style rules.
 struct EndpointingOptions: ParsableArguments {
     @Option(
-        name: .customLong("maxInitialSilence"),
+        name: .customLong("maxInitialSilence"), parsing: .unconditional,
         help: "No speech by then ends the interaction, seconds or inf. Default 1.5.")
     var maxInitialSilence: Double = 1.5
 
     @Option(
-        name: .customLong("endingSilence"), help: "Silence after speech that ends it, seconds or inf. Default 0.85.")
+        name: .customLong("endingSilence"), parsing: .unconditional,
+        help: "Silence after speech that ends it, seconds or inf. Default 0.85.")
     var endingSilence: Double = 0.85
 
     @Option(
-        name: .customLong("minRecordingTime"),
+        name: .customLong("minRecordingTime"), parsing: .unconditional,
         help: "A stop before this gives AudioTooShort, seconds (0: off). Default 1.")
     var minRecordingTime: Double = 1.0
 
     @Option(
-        name: .customLong("maxRecordingTime"),
+        name: .customLong("maxRecordingTime"), parsing: .unconditional,
         help: "Capture stops here even during speech, seconds or inf. Default 25.")
     var maxRecordingTime: Double = 25
 
     @Option(
-        name: .customLong("cancelWhenSilent"),
+        name: .customLong("cancelWhenSilent"), parsing: .unconditional,
         help: "true: silent input ends with NoAudio instead of being sent. Default true.")
     var cancelWhenSilent: Bool = true
 

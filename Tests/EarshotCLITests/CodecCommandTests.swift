@@ -24,6 +24,20 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         #expect(directory.contents() == ["speech.\(ext)"], "no temporary file left beside the output")
     }
 
+    /// A FLAC file states its length (the stream on stdout cannot: it says "unknown"), as sox reads it.
+    @Test func aFLACFileStatesItsLength() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let out = directory.file("speech.flac")
+        #expect(try earshot("encode", clip, out).status == 0)
+        let samples = try ExternalTool.run(["soxi", "-s", out])
+        #expect(samples.status == 0 && samples.output == "96800\n", "\(samples.output) \(samples.standardError)")
+        let reference = try ExternalTool.run(["soxi", "-s", clip])
+        #expect(samples.output == reference.output)
+        let decoded = try ExternalTool.run(["ffmpeg", "-nostdin", "-v", "error", "-i", out, "-f", "s16le", "-"])
+        #expect(decoded.status == 0 && decoded.standardOutput.count == 96_800 * 2, "ffmpeg decodes every sample")
+    }
+
     @Test func headerlessFormatsDecodeWhenNamed() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

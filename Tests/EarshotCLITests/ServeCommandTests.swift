@@ -87,6 +87,18 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    /// A second service on a taken port says so, naming the address, and prints no credentials.
+    @Test func aBusyPortIsNamedAndNoCredentialsArePrinted() throws {
+        let first = try Server()
+        defer { _ = first.stop() }
+        let second = try ExternalTool.run([ExternalTool.earshotPath, "serve", "--port", "\(first.port)"])
+        #expect(second.status == 1)
+        #expect(
+            second.standardError.contains("earshot: cannot listen on 127.0.0.1:\(first.port): the address is in use"),
+            "\(second.standardError)")
+        #expect(!second.standardError.contains("SECRET_KEY"))
+    }
+
     @Test func theSeedsCurlExamplesGetTheDocumentedAnswers() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -9,7 +9,9 @@ import EarshotCore
 ///   quantised to 16 bits as ``PCM/int16(_:)`` does, so 16-bit input comes back bit-exact.
 /// - Output: `fLaC` and the metadata blocks (STREAMINFO, and the VORBIS_COMMENT libFLAC adds) at the
 ///   front of the first packet, then whole frames. No seek or tell callback is given to libFLAC, so
-///   it never goes back: STREAMINFO keeps a total length of 0 ("unknown") and no MD5, which is valid.
+///   it never goes back: the stream's STREAMINFO says a total length of 0 ("unknown") and no MD5,
+///   which is valid. After `finish`, ``finalizedHeader()`` gives `fLaC` and STREAMINFO with the
+///   true length, for a seekable output to write over its start (so `soxi -D` and players know it).
 /// - Frames: `blockSize` samples (libFLAC's default, 4096 at levels 3–8, is 256 ms at 16 kHz and
 ///   512 ms at 8 kHz: that is the latency a live upload sees; set a smaller block for less). `finish`
 ///   encodes the last, shorter block as it is, so decoded length equals input length exactly.
@@ -52,6 +54,8 @@ public final class FLACEncoder: AudioEncoder {
     private var sawInput = false
     /// Whether the metadata libFLAC wrote during init has gone out (it starts the first packet).
     private var sentHeader = false
+    /// `fLaC` and the STREAMINFO block as libFLAC wrote them at init (42 bytes).
+    private var streamInfo: [UInt8] = []
     private var finished = false
 
     public init(inputFormat: AudioFormat, configuration: Configuration = Configuration()) throws {
@@ -95,6 +99,24 @@ public final class FLACEncoder: AudioEncoder {
             throw EarshotError(
                 .unsupportedFormat, "FLAC encoder: libFLAC refused \(inputFormat) with \(configuration) (\(reason))")
         }
+        streamInfo = Array(sink.packet.bytes.prefix(Self.streamInfoEnd))
+    }
+
+    /// Where STREAMINFO ends: `fLaC` (4), the block header (4), its 34 bytes.
+    private static let streamInfoEnd = 42
+
+    /// `fLaC` and STREAMINFO with the total number of samples written (a 36-bit field that follows the
+    /// sample rate, channels and bits per sample; RFC 9639 section 8.2); nil before `finish`, or if
+    /// the length does not fit.
+    public func finalizedHeader() -> [UInt8]? {
+        guard finished, streamInfo.count == Self.streamInfoEnd, streamInfo.starts(with: Array("fLaC".utf8)),
+            sink.samplesWritten < 1 << 36
+        else { return nil }
+        var header = streamInfo
+        let total = UInt64(sink.samplesWritten)
+        header[21] = (header[21] & 0xF0) | UInt8((total >> 32) & 0x0F)
+        for index in 0..<4 { header[22 + index] = UInt8(truncatingIfNeeded: total >> (8 * UInt64(3 - index))) }
+        return header
     }
 
     deinit { FLAC__stream_encoder_delete(encoder) }
