@@ -16,6 +16,10 @@ public struct DetectorTrack: Sendable {
     /// The detector's hop, in samples.
     public var hopLength: Int
     public var frames: [VADFrame]
+    /// Whether the frames are decisions another tool made with its own smoothing (speech segments from a
+    /// `NAME.csv`), rather than probabilities: replayed as given, without Earshot's smoothing (which
+    /// would pad and hold them a second time).
+    public var isDecided = false
 
     public init(sampleRate: Int, hopLength: Int, frames: [VADFrame]) {
         self.sampleRate = sampleRate

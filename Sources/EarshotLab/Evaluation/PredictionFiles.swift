@@ -3,7 +3,8 @@ import Foundation
 
 /// Predictions another tool wrote for a corpus, one file per recording, scored by the same code as our
 /// detectors: `NAME.prob` (one speech probability per 10 ms cell, one per line — the layout of
-/// `earshot vad --format probs`) or `NAME.csv` (`start,end` speech segments in seconds).
+/// `earshot vad --format probs`), smoothed as our detectors' probabilities are, or `NAME.csv`
+/// (`start,end` speech segments in seconds), scored as given: the tool smoothed them already.
 ///
 /// For the recording `sub/x.wav`, the files looked for are `DIR/sub/x.prob`, `DIR/sub/x.csv`, then
 /// `DIR/x.prob`, `DIR/x.csv` (so `earshot vad --out DIR` output, which is flat, is found).
@@ -45,7 +46,9 @@ public enum PredictionFiles {
                 .invalidInput, "\(path): segment ends at \(last.end) s, past the end of the audio (\(duration) s)")
         }
         let cells = FrameGrid.cellCount(duration: duration)
-        return DetectorTrack(gridProbabilities: FrameGrid.labels(segments, cellCount: cells).map { $0 ? 1 : 0 })
+        var track = DetectorTrack(gridProbabilities: FrameGrid.labels(segments, cellCount: cells).map { $0 ? 1 : 0 })
+        track.isDecided = true
+        return track
     }
 
     private static func read(_ path: String) throws -> String {

@@ -21,13 +21,21 @@ public struct TrackReplay: Sendable {
 }
 
 extension DetectorTrack {
-    /// Replays the track through a ``DecisionSmoother`` and an ``EndpointerStage``. `actions` happen
-    /// at their media time: before the first decision made after it.
+    /// Smoothing that leaves decisions as they are: no thresholds between 0 and 1, no minimum
+    /// durations, padding or hangover.
+    static let asGiven = try! SmoothingConfiguration(
+        onsetThreshold: 0.5, offsetThreshold: 0.5, minSpeechDuration: 0, minSilenceDuration: 0, speechPadBefore: 0,
+        speechPadAfter: 0, hangover: 0)
+
+    /// Replays the track through a ``DecisionSmoother`` (with `smoothing`, unless the track holds
+    /// another tool's decisions: ``isDecided``) and an ``EndpointerStage``. `actions` happen at their
+    /// media time: before the first decision made after it.
     public func replay(
         smoothing: SmoothingConfiguration, endpointer configuration: EndpointerConfiguration,
         keepingDecisions: Bool = false, actions: [(time: Double, action: TrackReplay.Action)] = []
     ) throws -> TrackReplay {
-        var smoother = try DecisionSmoother(configuration: smoothing, sampleRate: sampleRate, hopLength: hopLength)
+        var smoother = try DecisionSmoother(
+            configuration: isDecided ? Self.asGiven : smoothing, sampleRate: sampleRate, hopLength: hopLength)
         var endpointer = EndpointerStage(configuration: configuration, start: .zero(sampleRate: sampleRate))
         var pendingActions = actions.sorted { $0.time < $1.time }[...]
         var replay = TrackReplay()
