@@ -13,15 +13,37 @@ public enum RTTM {
         }
     }
 
-    /// One `SPEAKER` line per segment, channel 1, speaker name `speech`.
+    /// The id a recording at `path` has in RTTM: its file name without directory and extension, as
+    /// `earshot vad --format rttm` and `earshot corpus export --format rttm` both write it (and as
+    /// pyannote's `uri` is).
+    public static func fileID(forPath path: String) -> String {
+        ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+    }
+
+    /// An id as written in a field: RTTM fields are separated by whitespace, so whitespace and `%` in
+    /// the id are percent-encoded (`my talk` → `my%20talk`); ``parse(_:name:)`` decodes them.
+    public static func escaped(_ fileID: String) -> String {
+        var out = ""
+        for character in fileID {
+            if character == "%" || character.isWhitespace {
+                out += character.utf8.map { String(format: "%%%02X", $0) }.joined()
+            } else {
+                out.append(character)
+            }
+        }
+        return out.isEmpty ? "<NA>" : out
+    }
+
+    /// One `SPEAKER` line per segment, channel 1, speaker name `speech`; the id escaped (``escaped(_:)``).
     public static func text(for segments: [LabeledSegment], fileID: String) -> String {
-        segments.map {
+        let fileID = escaped(fileID)
+        return segments.map {
             "SPEAKER \(fileID) 1 \(SegmentFormat.seconds($0.start)) \(SegmentFormat.seconds($0.end - $0.start)) "
                 + "<NA> <NA> speech <NA> <NA>\n"
         }.joined()
     }
 
-    /// Parses `SPEAKER` lines, grouped by file id in order of first appearance; segments of all
+    /// Parses `SPEAKER` lines, grouped by file id (percent-decoded) in order of first appearance; segments of all
     /// speakers are kept (speech activity does not care who speaks), sorted and with overlaps merged.
     public static func parse(_ text: String, name: String) throws -> [Recording] {
         var recordings: [Recording] = []
@@ -40,7 +62,7 @@ public enum RTTM {
             guard duration > 0 else {
                 throw EarshotError(.invalidInput, "\(name), line \(line): duration \(duration) is not positive")
             }
-            let fileID = String(fields[1])
+            let fileID = String(fields[1]).removingPercentEncoding ?? String(fields[1])
             if index[fileID] == nil {
                 index[fileID] = recordings.count
                 recordings.append(Recording(fileID: fileID, segments: []))

@@ -171,9 +171,18 @@ struct CorpusCommand: ParsableCommand {
         func run() throws {
             let corpus = try Corpus.load(directory: directory)
             if format == .rttm {
-                let text = corpus.entries.map {
-                    RTTM.text(for: $0.speech, fileID: ($0.path as NSString).deletingPathExtension)
-                }.joined()
+                // The ids `vad --format rttm` writes: file names without extension, which must then differ.
+                var seen: [String: String] = [:]
+                for entry in corpus.entries {
+                    let id = RTTM.fileID(forPath: entry.path)
+                    if let first = seen[id] {
+                        throw EarshotError(
+                            .invalidInput, "\(directory): \(first) and \(entry.path) would share the RTTM id \(id)")
+                    }
+                    seen[id] = entry.path
+                }
+                let text = corpus.entries.map { RTTM.text(for: $0.speech, fileID: RTTM.fileID(forPath: $0.path)) }
+                    .joined()
                 let output = try CommandOutput(path: out)
                 try output.write(text)
                 try output.commit()

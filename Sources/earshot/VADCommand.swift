@@ -56,13 +56,15 @@ struct VAD: ParsableCommand {
             throw ValidationError("several files need --out DIR, or --format json or rttm")
         }
         if out != nil, output != "-" { throw ValidationError("give either --out DIR or --output FILE, not both") }
-        if out != nil {
+        if out != nil || (format == .rttm && files.count > 1) {
             var seen: [String: String] = [:]
             for file in files {
                 let stem = Self.stem(InputLayoutOptions.displayName(file))
                 if let first = seen[stem] {
+                    let clash =
+                        out != nil ? "would both be written to \(stem).csv in --out" : "would share the RTTM id \(stem)"
                     throw ValidationError(
-                        "\(InputLayoutOptions.displayName(first)) and \(InputLayoutOptions.displayName(file)) would both be written to \(stem).csv in --out; rename one"
+                        "\(InputLayoutOptions.displayName(first)) and \(InputLayoutOptions.displayName(file)) \(clash); rename one"
                     )
                 }
                 seen[stem] = file
@@ -71,9 +73,7 @@ struct VAD: ParsableCommand {
     }
 
     /// An input's name without directory and extension: what `--out` names its files after.
-    static func stem(_ name: String) -> String {
-        ((name as NSString).lastPathComponent as NSString).deletingPathExtension
-    }
+    static func stem(_ name: String) -> String { RTTM.fileID(forPath: name) }
 
     func run() throws {
         try CommandOutput.check(output)
@@ -146,8 +146,8 @@ struct VAD: ParsableCommand {
         case .csv, .rttm, .audacity:
             let segmentFormat = SegmentFormat(rawValue: format.rawValue)!
             for analysis in analyses {
-                let stem = ((analysis.name as NSString).lastPathComponent as NSString).deletingPathExtension
-                try output.write(segmentFormat.text(for: analysis.segments, fileID: stem))
+                try output.write(
+                    segmentFormat.text(for: analysis.segments, fileID: RTTM.fileID(forPath: analysis.name)))
             }
         }
         try output.commit()

@@ -59,6 +59,26 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         }
     }
 
+    /// A file named with spaces keeps its RTTM lines at 10 fields, and `vad` and `corpus export` give a
+    /// recording the same id.
+    @Test func rttmIdsSurviveSpacesAndMatchCorpusExport() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let spaced = directory.file("my talk.wav")
+        try FileManager.default.copyItem(atPath: utterance, toPath: spaced)
+        let result = try earshot("vad", "--detector", "spectral", "--format", "rttm", spaced)
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.output.split(separator: "\n")
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.split(separator: " ").count == 10 }, "\(result.output)")
+        #expect(lines.first?.hasPrefix("SPEAKER my%20talk 1 ") == true)
+
+        let exported = try earshot("corpus", "export", "--format", "rttm", synthetic)
+        #expect(exported.status == 0, "\(exported.standardError)")
+        let vad = try earshot("vad", "--detector", "spectral", "--format", "rttm", utterance)
+        let id = { (text: String) in text.split(separator: "\n").first?.split(separator: " ")[1] }
+        #expect(exported.output.contains("SPEAKER \(id(vad.output) ?? "?") 1 "), "the same id as vad writes")
+    }
+
     @Test func outDirectoryGetsACsvAndAProbPerInputAndEvalScoresThem() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

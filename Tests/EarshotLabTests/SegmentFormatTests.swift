@@ -25,6 +25,17 @@ import Testing
         #expect(SegmentCSV.text(for: [Self.segments[0]]) == "start,end\n0.250,1.500\n")
     }
 
+    /// RTTM fields are separated by whitespace: an id with spaces (or `%`) is percent-encoded, so every
+    /// line keeps its 10 fields (as pyannote and md-eval read them), and parsing gives the id back.
+    @Test func rttmIdsWithSpacesKeepTenFieldsAndComeBack() throws {
+        let id = "my talk\t100%"
+        let text = RTTM.text(for: Self.segments, fileID: id)
+        #expect(text.hasPrefix("SPEAKER my%20talk%09100%25 1 0.250 1.250 "))
+        #expect(text.split(separator: "\n").allSatisfy { $0.split(separator: " ").count == 10 })
+        #expect(try RTTM.parse(text, name: "x.rttm").map(\.fileID) == [id])
+        #expect(RTTM.fileID(forPath: "corpora/real/audio/my talk.wav") == "my talk")
+    }
+
     @Test func csvHeaderIsOptional() throws {
         #expect(try SegmentCSV.parse("0.5,1\n2,3\n", name: "x").count == 2)
         #expect(try SegmentCSV.parse("start_s,end_s\r\n0.5,1\r\n", name: "x") == [LabeledSegment(start: 0.5, end: 1)])
