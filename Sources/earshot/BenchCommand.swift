@@ -4,7 +4,7 @@ import EarshotLab
 import EarshotLoad
 import Foundation
 
-struct Bench: ParsableCommand {
+struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load-test a recognition service (or the embedded recognizer) with live-paced streams.",
         discussion: """
@@ -49,7 +49,7 @@ struct Bench: ParsableCommand {
     @Flag(help: "Ask the service for partial results (their lag is reported).")
     var partialResults = false
 
-    func run() throws {
+    func run() async throws {
         let levels = try streams.split(separator: ",").map { text -> Int in
             guard let count = Int(text.trimmingCharacters(in: .whitespaces)), (1...256).contains(count) else {
                 throw ValidationError("--streams \(streams): expected counts from 1 to 256, comma-separated")
@@ -73,22 +73,20 @@ struct Bench: ParsableCommand {
             runner = { try await test.run(streams: $0, duration: duration) }
         }
         let pid = serverPid
-        let report = try BlockingTask.run {
-            var measured: [LoadReport.Level] = []
-            for count in levels {
-                let before = pid.flatMap(ProcessCPU.seconds)
-                let started = ContinuousClock.now
-                var level = try await runner(count)
-                if let before, let after = pid.flatMap(ProcessCPU.seconds) {
-                    let wall = ContinuousClock.now - started
-                    level.serverCPU = (after - before) / (Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
-                }
-                if isatty(STDERR_FILENO) != 0 {
-                    FileHandle.standardError.write(Data("earshot bench: \(count) stream(s) done\n".utf8))
-                }
-                measured.append(level)
+        var report: [LoadReport.Level] = []
+        for count in levels {
+            let before = pid.flatMap(ProcessCPU.seconds)
+            let started = ContinuousClock.now
+            var level = try await runner(count)
+            if let before, let after = pid.flatMap(ProcessCPU.seconds) {
+                let wall = ContinuousClock.now - started
+                level.serverCPU =
+                    (after - before) / (Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
             }
-            return measured
+            if isatty(STDERR_FILENO) != 0 {
+                FileHandle.standardError.write(Data("earshot bench: \(count) stream(s) done\n".utf8))
+            }
+            report.append(level)
         }
         let result = LoadReport(
             levels: report, url: embedded ? "embedded" : configuration?.recognitionURL ?? "", corpus: corpus)

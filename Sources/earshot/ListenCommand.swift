@@ -5,7 +5,7 @@ import EarshotIO
 import EarshotVAD
 import Foundation
 
-struct Listen: ParsableCommand {
+struct Listen: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Capture speech, endpoint it and stream it to a recognition service while you talk.",
         discussion: """
@@ -50,7 +50,7 @@ struct Listen: ParsableCommand {
     @Flag(help: "Print the service's whole JSON answer instead of the transcript.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         var configuration = try serviceOptions.configuration()
         configuration.endpointing = try endpointing.configuration()
         (configuration.detector, configuration.detectorModels) = try vadModel.resolve(detector)
@@ -86,19 +86,15 @@ struct Listen: ParsableCommand {
                 if readLine() != nil { interaction.stopListening() }
             }
         }
-        let printJSON = json
-        let outcome = try BlockingTask.run { () -> Result<String, SpeechClientError>? in
-            var outcome: Result<String, SpeechClientError>?
-            for await event in interaction.events {
-                display.show(event)
-                if case .succeeded(let response) = event {
-                    outcome = .success(printJSON ? String(decoding: response.data, as: UTF8.self) : response.strings.first ?? "")
-                }
-                if case .failed(let error) = event { outcome = .failure(error) }
+        var outcome: Result<String, SpeechClientError>?
+        for await event in interaction.events {
+            display.show(event)
+            if case .succeeded(let response) = event {
+                outcome = .success(json ? String(decoding: response.data, as: UTF8.self) : response.strings.first ?? "")
             }
-            try? await client.shutdown()
-            return outcome
+            if case .failed(let error) = event { outcome = .failure(error) }
         }
+        try? await client.shutdown()
         display.finish()
         switch outcome {
         case .success(let text)?:
