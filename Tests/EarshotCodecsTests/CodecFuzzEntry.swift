@@ -11,8 +11,21 @@ import EarshotTesting
 /// both readings must agree on whether it was accepted and, when it was, on every sample and on
 /// contiguous media time. Anything else is a ``FuzzFinding``.
 enum CodecFuzzEntry {
-    /// The streaming WAV decoder (`audio/wav`, streaming headers included).
-    static func wav(_ bytes: [UInt8]) throws { try decodeBothWays(.wav, bytes) }
+    /// The streaming WAV decoder (`audio/wav`, streaming headers included), trusting the header's
+    /// lengths (an upload) and taking them as estimates (standard input): each reading agrees whole
+    /// and in pieces, and a stream read with exact lengths is read with estimates too, to at least
+    /// as many samples (estimates read to the end of the stream).
+    static func wav(_ bytes: [UInt8]) throws {
+        let exact = try decodeBothWays(.wav, bytes)
+        let estimated = try decodeBothWays(.wav, bytes) { WAVDecoder(name: "fuzz input", lengths: .estimated) }
+        if case .success(let trusted) = exact {
+            guard case .success(let guessed) = estimated, guessed.count >= trusted.count,
+                Array(guessed.prefix(trusted.count)) == trusted
+            else {
+                throw FuzzFinding("wav: read with exact lengths but not as a prefix with estimated ones")
+            }
+        }
+    }
 
     /// The AMR-NB file decoder: magic, then frames sized by their TOC byte.
     static func amr(_ bytes: [UInt8]) throws { try decodeBothWays(.amr, bytes) }
@@ -59,17 +72,24 @@ enum CodecFuzzEntry {
     }
 
     /// Decodes `bytes` whole and in pieces and compares the two readings.
-    private static func decodeBothWays(_ format: CodecFormat, _ bytes: [UInt8]) throws {
-        let whole = try decode(format, bytes.isEmpty ? [] : [bytes])
-        let pieces = try decode(format, inputPieces(bytes))
+    /// Decodes `bytes` whole and in pieces with `format`'s decoder (or the one `make` gives) and
+    /// returns the common outcome; a disagreement is a finding.
+    @discardableResult
+    private static func decodeBothWays(
+        _ format: CodecFormat, _ bytes: [UInt8], make: (() throws -> any AudioDecoder)? = nil
+    ) throws -> Result<[Float], EarshotError> {
+        let make = make ?? { try format.makeDecoder(name: "fuzz input") }
+        let whole = try decode(format, bytes.isEmpty ? [] : [bytes], make: make)
+        let pieces = try decode(format, inputPieces(bytes), make: make)
         switch (whole, pieces) {
         case (.success(let a), .success(let b)):
             guard a == b else {
                 throw FuzzFinding(
                     "\(format): \(a.count) samples read whole but \(b.count) in pieces, or different samples")
             }
+            return whole
         case (.failure, .failure):
-            return
+            return whole
         case (.success, .failure(let error)):
             throw FuzzFinding("\(format): accepted whole but refused in pieces: \(error)")
         case (.failure(let error), .success):
@@ -79,8 +99,10 @@ enum CodecFuzzEntry {
 
     /// Every sample the decoder gives for `pieces`, or the `EarshotError` it refused them with; any
     /// other error, or a buffer whose media time does not follow on from the one before, is a finding.
-    private static func decode(_ format: CodecFormat, _ pieces: [[UInt8]]) throws -> Result<[Float], EarshotError> {
-        var decoder = try format.makeDecoder(name: "fuzz input")
+    private static func decode(
+        _ format: CodecFormat, _ pieces: [[UInt8]], make: () throws -> any AudioDecoder
+    ) throws -> Result<[Float], EarshotError> {
+        var decoder = try make()
         var output = StageOutput<AudioBuffer>()
         var samples: [Float] = []
         var frames: Int64 = 0
