@@ -245,3 +245,38 @@ enum RIFF {
         #expect(speed > 1)
     }
 }
+
+/// What a writer on a pipe puts in the header: a guessed length, sox's 0x7FFFF000, RF64.
+@Suite struct WAVStreamLengthTests {
+    static let samples: [Int16] = [100, -200, 300, -400, 500, -600]
+
+    static func decode(_ bytes: [UInt8], lengths: WAVDecoder.Lengths) throws -> [Int16] {
+        var decoder = WAVDecoder(name: "stdin", lengths: lengths)
+        return CodecChecks.int16(try CodecRoundTrip.decode(bytes, with: &decoder, chunkSize: 5).samples)
+    }
+
+    @Test func aGuessedLengthIsReadToTheEndOfTheStreamAsAnEstimate() throws {
+        let data = RIFF.littleEndian(Self.samples)
+        let short = RIFF.wav(RIFF.chunk("fmt ", RIFF.format()), RIFF.chunk("data", data, size: 4), riffSize: 40)
+        #expect(try Self.decode(short, lengths: .exact) == Array(Self.samples.prefix(2)))  // trusted: 4 bytes
+        #expect(try Self.decode(short, lengths: .estimated) == Self.samples)
+        let long = RIFF.wav(RIFF.chunk("fmt ", RIFF.format()), RIFF.chunk("data", data, size: 1_000), riffSize: 1_036)
+        #expect(throws: EarshotError.self) { try Self.decode(long, lengths: .exact) }  // truncated
+        #expect(try Self.decode(long, lengths: .estimated) == Self.samples)
+        #expect(try Self.decode(long + [0x7F], lengths: .estimated) == Self.samples, "a cut last frame is dropped")
+    }
+
+    @Test func soxsUnknownLengthAndRF64ReadToTheEnd() throws {
+        let data = RIFF.littleEndian(Self.samples)
+        let sox = RIFF.wav(RIFF.chunk("fmt ", RIFF.format()), RIFF.chunk("data", data, size: 0x7FFF_F000))
+        #expect(try Self.decode(sox, lengths: .exact) == Self.samples)
+        let riff = RIFF.wav(
+            RIFF.chunk("ds64", [UInt8](repeating: 0, count: 28)), RIFF.chunk("fmt ", RIFF.format()),
+            RIFF.chunk("data", data, size: 0xFFFF_FFFF))
+        let rf64 = Array("RF64".utf8) + riff.dropFirst(4)
+        #expect(CodecFormat.sniff(rf64) == .wav)
+        #expect(try Self.decode(rf64, lengths: .exact) == Self.samples)
+        let bogus = Array("RF6F".utf8) + riff.dropFirst(4)
+        #expect(throws: EarshotError.self) { try Self.decode(bogus, lengths: .exact) }
+    }
+}
