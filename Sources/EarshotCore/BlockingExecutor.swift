@@ -14,7 +14,7 @@ import Foundation
 /// At most ``threadCount`` jobs run at once; the rest wait in order of arrival. PocketSphinx's search
 /// recurses, so the threads get the main thread's 8 MiB stack rather than a secondary thread's 512 KiB.
 ///
-/// `@unchecked Sendable`: `jobs` and `head` are read and written only with `condition` locked.
+/// `@unchecked Sendable`: `jobs` is read and written only with `condition` locked.
 public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
     /// The process's executor for blocking work: as many threads as cores, at least two.
     public static let shared = BlockingExecutor(threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount))
@@ -22,8 +22,7 @@ public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
     /// How many jobs run at once.
     public let threadCount: Int
     private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var head = 0
+    private var jobs = FIFO<UnownedJob>()
 
     /// Starts `threadCount` threads that live as long as the process (an executor is made once).
     public init(threadCount: Int, stackSize: Int = 8 << 20) {
@@ -50,13 +49,8 @@ public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
         let executor = asUnownedTaskExecutor()
         while true {
             condition.lock()
-            while head == jobs.count { condition.wait() }
-            let job = jobs[head]
-            head += 1
-            if head > 64 && head * 2 > jobs.count {
-                jobs.removeFirst(head)
-                head = 0
-            }
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.popFirst()!
             condition.unlock()
             job.runSynchronously(on: executor)
         }

@@ -116,26 +116,14 @@ public enum AudioInput {
         }
     }
 
+    /// Copies the rest of standard input to `descriptor`, 64 KiB at a time; returns the bytes copied.
     private static func copyStandardInput(to descriptor: Int32) throws -> Int {
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var total = 0
         while true {
-            let got = chunk.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress!, $0.count) }
-            if got == 0 { return total }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw EarshotError(.invalidInput, "stdin: read failed (\(OutputFile.systemError()))")
-            }
-            var written = 0
-            while written < got {
-                let n = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, got - written) }
-                guard n > 0 else {
-                    throw EarshotError(
-                        .writeFailed, "stdin: cannot spool to a temporary file (\(OutputFile.systemError()))")
-                }
-                written += n
-            }
-            total += got
+            let chunk = try readStandardInput(upTo: 1 << 16)
+            if chunk.isEmpty { return total }
+            try spool(chunk, to: descriptor)
+            total += chunk.count
         }
     }
 }

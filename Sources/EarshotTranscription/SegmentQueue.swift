@@ -1,3 +1,4 @@
+import EarshotCore
 import Synchronization
 
 /// A first-in first-out queue from one task to another: `push` waits while the queue holds
@@ -9,25 +10,14 @@ import Synchronization
 /// cancelled run drains rather than leaving a continuation behind.
 final class SegmentQueue<Item: Sendable>: Sendable {
     private struct State {
-        var items: [Item] = []
-        var head = 0
+        var items = FIFO<Item>()
         var closed = false
         /// The consumer, waiting for an item.
         var consumer: CheckedContinuation<Item?, Never>?
         /// The producer, waiting for room, with the item it brought.
         var producer: (item: Item, resume: CheckedContinuation<Void, Never>)?
 
-        var count: Int { items.count - head }
-
-        mutating func removeFirst() -> Item {
-            let item = items[head]
-            head += 1
-            if head > 64 && head * 2 > items.count {
-                items.removeFirst(head)
-                head = 0
-            }
-            return item
-        }
+        var count: Int { items.count }
     }
 
     private enum PushOutcome {
@@ -84,7 +74,7 @@ final class SegmentQueue<Item: Sendable>: Sendable {
         await withCheckedContinuation { (popped: CheckedContinuation<Item?, Never>) in
             let outcome: PopOutcome = state.withLock { state in
                 if state.count > 0 {
-                    let item = state.removeFirst()
+                    let item = state.items.popFirst()!
                     var producer: CheckedContinuation<Void, Never>?
                     if let waiting = state.producer {
                         state.producer = nil

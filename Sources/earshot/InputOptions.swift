@@ -2,6 +2,7 @@ import ArgumentParser
 import EarshotCodecs
 import EarshotCore
 import EarshotIO
+import EarshotLab
 import Foundation
 
 extension RawPCMFormat.Encoding: ExpressibleByArgument {}
@@ -67,4 +68,21 @@ struct InputLayoutOptions: ParsableArguments {
 
     /// How to call an input in outputs.
     static func displayName(_ file: String) -> String { file == InputPath.standardStream ? "stdin" : file }
+
+    /// What files written per input are named after: the input's file name without directory and
+    /// extension (`stdin` for standard input) — the same id RTTM gives the recording.
+    static func stem(_ file: String) -> String { RTTM.fileID(forPath: displayName(file)) }
+
+    /// Refuses, before any work, two inputs that would write to the same `name(file)`; `clash` says
+    /// where ("would both be written to NAME in --out"), and the error names both inputs.
+    static func requireDistinct(_ files: [String], by name: (String) -> String, _ clash: (String) -> String) throws {
+        var seen: [String: String] = [:]
+        for file in files {
+            let key = name(file)
+            if let first = seen[key] {
+                throw ValidationError("\(displayName(first)) and \(displayName(file)) \(clash(key)); rename one")
+            }
+            seen[key] = file
+        }
+    }
 }

@@ -123,15 +123,8 @@ struct Transcribe: AsyncParsableCommand {
                 "--format \(format.rawValue) describes one recording; give one FILE, or --output-dir for one file each")
         }
         if outputDir != nil {
-            var seen: [String: String] = [:]
-            for file in files {
-                let name = Self.outputName(file, format: format)
-                if let first = seen[name] {
-                    throw ValidationError(
-                        "\(InputLayoutOptions.displayName(first)) and \(InputLayoutOptions.displayName(file)) would both be written to \(name) in --output-dir; rename one"
-                    )
-                }
-                seen[name] = file
+            try InputLayoutOptions.requireDistinct(files, by: { Self.outputName($0, format: format) }) {
+                "would both be written to \($0) in --output-dir"
             }
         }
         guard retries >= 0 else { throw ValidationError("--retries: expected 0 or more, got \(retries)") }
@@ -332,9 +325,7 @@ struct Transcribe: AsyncParsableCommand {
     /// The file `--output-dir` gets for `input`: its name without directory and extension (`stdin`
     /// for standard input), and the format's extension.
     static func outputName(_ input: String, format: TranscriptFormat) -> String {
-        let base =
-            input == InputPath.standardStream
-            ? "stdin" : ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+        let base = InputLayoutOptions.stem(input)
         return (base.isEmpty ? "stdin" : base) + "." + format.fileExtension
     }
 

@@ -57,23 +57,12 @@ struct VAD: ParsableCommand {
         }
         if out != nil, output != "-" { throw ValidationError("give either --out DIR or --output FILE, not both") }
         if out != nil || (format == .rttm && files.count > 1) {
-            var seen: [String: String] = [:]
-            for file in files {
-                let stem = Self.stem(InputLayoutOptions.displayName(file))
-                if let first = seen[stem] {
-                    let clash =
-                        out != nil ? "would both be written to \(stem).csv in --out" : "would share the RTTM id \(stem)"
-                    throw ValidationError(
-                        "\(InputLayoutOptions.displayName(first)) and \(InputLayoutOptions.displayName(file)) \(clash); rename one"
-                    )
-                }
-                seen[stem] = file
+            let inOut = out != nil
+            try InputLayoutOptions.requireDistinct(files, by: InputLayoutOptions.stem) {
+                inOut ? "would both be written to \($0).csv in --out" : "would share the RTTM id \($0)"
             }
         }
     }
-
-    /// An input's name without directory and extension: what `--out` names its files after.
-    static func stem(_ name: String) -> String { RTTM.fileID(forPath: name) }
 
     func run() throws {
         try CommandOutput.check(output)
@@ -127,7 +116,7 @@ struct VAD: ParsableCommand {
     }
 
     func writeFiles(_ analysis: Analysis, into directory: String) throws {
-        let stem = Self.stem(analysis.name)
+        let stem = RTTM.fileID(forPath: analysis.name)
         let csv = try CommandOutput(path: directory + "/" + stem + ".csv")
         try csv.write(SegmentFormat.csv.text(for: analysis.segments, fileID: stem))
         let prob = try CommandOutput(path: directory + "/" + stem + ".prob")
