@@ -2,7 +2,6 @@ import EarshotCodecs
 import EarshotCore
 import EarshotDSP
 import EarshotVAD
-import NIOConcurrencyHelpers
 
 /// The client's audio path for one interaction, fed block by block on the capture thread:
 /// resampler (to the wire format's rate, mono) → level meter → voice activity detector → smoother →
@@ -21,7 +20,7 @@ public final class CapturePipeline {
     private var endpointer: EndpointerStage
     private var encoder: any AudioEncoder
     private var chunker: TransportChunker
-    private let vetoes = NIOLockedValueBox<[(MediaTime, Bool)]>([])
+    private let vetoes = Locked<[(MediaTime, Bool)]>([])
 
     private var resampled = StageOutput<AudioBuffer>()
     private var metered = StageOutput<AudioBuffer>()
@@ -56,7 +55,7 @@ public final class CapturePipeline {
             let vetoes = self.vetoes
             endpointer.endpointer.shouldEndRecording = { time in
                 let end = ask(time)
-                vetoes.withLockedValue { $0.append((time, !end)) }
+                vetoes.withLock { $0.append((time, !end)) }
                 return end
             }
         }
@@ -154,7 +153,7 @@ public final class CapturePipeline {
     }
 
     private func translate(_ events: [StageEvent]) -> [SpeechEvent] {
-        var translated: [SpeechEvent] = vetoes.withLockedValue { pending in
+        var translated: [SpeechEvent] = vetoes.withLock { pending in
             defer { pending.removeAll() }
             return pending.map { .shouldEndRecording(at: $0.0, vetoed: $0.1) }
         }

@@ -1,41 +1,36 @@
 import AsyncAlgorithms
 import EarshotCodecs
 import EarshotCore
-import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 
-/// The capture loop of a live interaction, on its own thread (sources block: a microphone for each
-/// 20 ms block, a paced file until its audio is due): read, process, send each chunk as soon as it
-/// is encoded, and apply the application's stop, cancel and extend requests between blocks.
+/// The capture loop of a live interaction, as a task on ``BlockingExecutor`` (sources block: a
+/// microphone for each 20 ms block; a paced replay suspends until its audio is due): read, process,
+/// send each chunk as soon as it is encoded, and apply the application's stop, cancel and extend
+/// requests between blocks.
 ///
 /// Sending waits until the upload has taken the chunk (`AsyncChannel` hands over one element at a
 /// time), so a slow connection slows capture's hand-off instead of piling audio up in memory; the
 /// bytes sent are also kept (at most ``retainLimit``) so a request refused with 401 can be sent
-/// again with a fresh token.
+/// again with a fresh token. Cancelling the task ends the capture with `canceledByUser`.
 enum LiveCapture {
     static let retainLimit = 16 << 20
 
     static func run(
         interaction: SpeechInteraction, configuration: SpeechRequestConfiguration,
         open: @escaping @Sendable () throws -> any AudioSource, channel: AsyncChannel<ByteBuffer>,
-        abort: NIOLockedValueBox<UploadStatus>
+        abort: Locked<UploadStatus>
     ) async -> Result<[UInt8], SpeechClientError> {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    returning: capture(
-                        interaction: interaction, configuration: configuration, open: open, channel: channel,
-                        abort: abort))
-            }
+        await withTaskExecutorPreference(BlockingExecutor.shared) {
+            await capture(
+                interaction: interaction, configuration: configuration, open: open, channel: channel, abort: abort)
         }
     }
 
     private static func capture(
         interaction: SpeechInteraction, configuration: SpeechRequestConfiguration,
         open: @Sendable () throws -> any AudioSource, channel: AsyncChannel<ByteBuffer>,
-        abort: NIOLockedValueBox<UploadStatus>
-    ) -> Result<[UInt8], SpeechClientError> {
+        abort: Locked<UploadStatus>
+    ) async -> Result<[UInt8], SpeechClientError> {
         interaction.emit(.willStartListening)
         var source: any AudioSource
         do {
@@ -56,10 +51,11 @@ enum LiveCapture {
         interaction.emit(.isListening)
         var sent: [UInt8] = []
         var bytesSent = 0
-        func handle(_ step: CapturePipeline.Step) {
+        func handle(_ step: CapturePipeline.Step) async {
             for event in step.events { interaction.emit(event) }
             for chunk in step.chunks {
-                send(chunk.bytes, on: channel)
+                // Waits until the upload has taken the chunk.
+                await channel.send(ByteBuffer(bytes: chunk.bytes))
                 if sent.count < retainLimit { sent += chunk.bytes }
                 bytesSent += chunk.bytes.count
                 interaction.emit(.audioSent(bytes: bytesSent, at: chunk.end))
@@ -67,57 +63,52 @@ enum LiveCapture {
         }
         do {
             while pipeline.outcome == nil {
-                switch abort.withLockedValue({ $0 }) {
+                switch abort.withLock({ $0 }) {
                 case .running: break
                 case .failed(let error): return .failure(error)
                 case .answered: return .success(sent)
                 }
-                try applyRequests(of: interaction, to: pipeline, handle: handle)
+                for step in try requestedSteps(of: interaction, for: pipeline) { await handle(step) }
                 if pipeline.outcome != nil { break }
-                guard let buffer = try source.read() else {
-                    handle(try pipeline.finish())
+                guard let buffer = try await source.next() else {
+                    await handle(try pipeline.finish())
                     break
                 }
-                handle(try pipeline.process(buffer))
+                await handle(try pipeline.process(buffer))
             }
             switch pipeline.outcome {
             case .noAudio: return .failure(.noAudio)
             case .audioTooShort: return .failure(.audioTooShort)
             case .canceled: return .failure(.canceledByUser)
             case .audioCaptured, nil:
-                handle(CapturePipeline.Step(chunks: try pipeline.flushEncoder()))
+                await handle(CapturePipeline.Step(chunks: try pipeline.flushEncoder()))
                 interaction.enter(.sendingAudioData)
                 return .success(sent)
             }
         } catch let error as SpeechClientError {
             return .failure(error)
+        } catch is CancellationError {
+            return .failure(.canceledByUser)
         } catch {
             return .failure(.invalidParameter("capture failed: \(error)"))
         }
     }
 
-    private static func applyRequests(
-        of interaction: SpeechInteraction, to pipeline: CapturePipeline, handle: (CapturePipeline.Step) -> Void
-    ) throws {
+    /// What the application's stop, cancel and extend requests since the last block produce.
+    private static func requestedSteps(of interaction: SpeechInteraction, for pipeline: CapturePipeline) throws
+        -> [CapturePipeline.Step]
+    {
         let (stop, cancel, extensions) = interaction.takeRequests()
+        var steps: [CapturePipeline.Step] = []
         for seconds in extensions {
             do {
-                handle(CapturePipeline.Step(events: try pipeline.extendTimeout(by: seconds)))
+                steps.append(CapturePipeline.Step(events: try pipeline.extendTimeout(by: seconds)))
             } catch {
                 throw SpeechClientError.invalidParameter("extendTimeout(\(seconds)): \(error)")
             }
         }
-        if cancel { handle(CapturePipeline.Step(events: pipeline.cancel())) }
-        if stop { handle(CapturePipeline.Step(events: pipeline.stop())) }
-    }
-
-    /// Hands `bytes` to the upload and waits until it has taken them.
-    private static func send(_ bytes: [UInt8], on channel: AsyncChannel<ByteBuffer>) {
-        let taken = DispatchSemaphore(value: 0)
-        Task {
-            await channel.send(ByteBuffer(bytes: bytes))
-            taken.signal()
-        }
-        taken.wait()
+        if cancel { steps.append(CapturePipeline.Step(events: pipeline.cancel())) }
+        if stop { steps.append(CapturePipeline.Step(events: pipeline.stop())) }
+        return steps
     }
 }

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import EarshotCore
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 
 /// The speech client: the SDK's `ATTSpeechService` for Linux. Configure it once, then run one
@@ -22,8 +21,8 @@ public final class SpeechClient: Sendable {
     public let configuration: SpeechRequestConfiguration
     let http: HTTPClient
     let tokens: TokenProvider?
-    private let active = NIOLockedValueBox(false)
-    private let shutDown = NIOLockedValueBox(false)
+    private let active = Locked(false)
+    private let shutDown = Locked(false)
 
     /// Checks the configuration (throws `.invalidURL` or `.invalidParameter` naming the property).
     public init(configuration: SpeechRequestConfiguration) throws(SpeechClientError) {
@@ -55,7 +54,7 @@ public final class SpeechClient: Sendable {
     }
 
     private func claimShutdown() -> Bool {
-        shutDown.withLockedValue { done in
+        shutDown.withLock { done in
             defer { done = true }
             return !done
         }
@@ -77,7 +76,7 @@ public final class SpeechClient: Sendable {
         -> SpeechInteraction
     {
         let interaction = try begin()
-        Task { await interaction.runLive(open: open) }
+        interaction.run { await $0.runLive(open: open) }
         return interaction
     }
 
@@ -86,18 +85,18 @@ public final class SpeechClient: Sendable {
     public func start(audioData: [UInt8], contentType: String? = nil) throws(SpeechClientError) -> SpeechInteraction {
         let type = contentType ?? configuration.contentType ?? configuration.audioFormat.contentType()
         let interaction = try begin()
-        Task { await interaction.runUpload(audioData, contentType: type) }
+        interaction.run { await $0.runUpload(audioData, contentType: type) }
         return interaction
     }
 
     private func begin() throws(SpeechClientError) -> SpeechInteraction {
-        let claimed = active.withLockedValue { busy in
+        let claimed = active.withLock { busy in
             if busy { return false }
             busy = true
             return true
         }
         guard claimed else { throw .attemptAtReentrancy }
-        return SpeechInteraction(client: self) { [active] in active.withLockedValue { $0 = false } }
+        return SpeechInteraction(client: self) { [active] in active.withLock { $0 = false } }
     }
 
     /// A token for a request: the configured one, or one from the token provider.

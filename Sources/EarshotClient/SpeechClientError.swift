@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotWire
 import Foundation
 
@@ -45,21 +46,30 @@ public enum SpeechClientError: Error, Sendable, Equatable, CustomStringConvertib
         return seconds > 0 ? seconds : nil
     }
 
-    /// The SDK's name for the code.
-    public var code: String {
+    /// The SDK's code (table 5-6), defined once in ``EarshotError/Code``.
+    public var code: EarshotError.Code {
         switch self {
-        case .canceledByUser: "CanceledByUser"
-        case .attemptAtReentrancy: "AttemptAtReentrancy"
-        case .invalidParameter: "InvalidParameter"
-        case .invalidURL: "InvalidURL"
-        case .connectionFailure: "ConnectionFailure"
-        case .noResponseFromServer: "NoResponseFromServer"
-        case .audioTooShort: "AudioTooShort"
-        case .noAudio: "NoAudio"
-        case .noMicrophone: "NoMicrophone"
-        case .httpStatus(let status, _, _): "HTTP \(status)"
+        case .canceledByUser: .canceled
+        case .attemptAtReentrancy: .attemptAtReentrancy
+        case .invalidParameter: .invalidParameter
+        case .invalidURL: .invalidURL
+        case .connectionFailure: .connectionFailure
+        case .noResponseFromServer: .noResponseFromServer
+        case .audioTooShort: .audioTooShort
+        case .noAudio: .noAudio
+        case .noMicrophone: .noMicrophone
+        case .httpStatus: .httpError
         }
     }
+
+    /// The code as people read it in reports: the SDK's name, or `HTTP 503` with the status.
+    public var label: String {
+        if case .httpStatus(let status, _, _) = self { return "HTTP \(status)" }
+        return code.rawValue
+    }
+
+    /// The same failure as an ``EarshotError``: its code, and this description as the message.
+    public var earshotError: EarshotError { EarshotError(code, description) }
 
     public var description: String {
         switch self {

@@ -2,7 +2,6 @@ import AsyncAlgorithms
 import AsyncHTTPClient
 import EarshotCore
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 
 /// How the upload of a live interaction stands, as the capture thread sees it.
@@ -26,8 +25,8 @@ public final class SpeechInteraction: Sendable {
     private let continuation: AsyncStream<SpeechEvent>.Continuation
     private let client: SpeechClient
     private let release: @Sendable () -> Void
-    private let stateBox = NIOLockedValueBox(SpeechClientState.idle)
-    private let requests = NIOLockedValueBox(Requests())
+    private let stateBox = Locked(SpeechClientState.idle)
+    private let requests = Locked(Requests())
 
     private struct Requests {
         var stop = false
@@ -41,24 +40,36 @@ public final class SpeechInteraction: Sendable {
         self.release = release
     }
 
+    /// Runs the interaction's work in a task of its own, tied to whoever reads ``events``: if the
+    /// reader's task is cancelled (or the stream is dropped), the work is cancelled as ``cancel()``
+    /// would, and stops between blocks of audio or in its wait for the network.
+    func run(_ work: @escaping @Sendable (SpeechInteraction) async -> Void) {
+        let task = Task { await work(self) }
+        continuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination else { return }
+            self?.cancel()
+            task.cancel()
+        }
+    }
+
     /// The current state.
-    public var state: SpeechClientState { stateBox.withLockedValue { $0 } }
+    public var state: SpeechClientState { stateBox.withLock { $0 } }
 
     /// Ends capture now (manual endpoint); the audio so far is sent and recognized.
-    public func stopListening() { requests.withLockedValue { $0.stop = true } }
+    public func stopListening() { requests.withLock { $0.stop = true } }
 
     /// Abandons the interaction: capture stops, the request is dropped, and the interaction ends
     /// with `failed(.canceledByUser)`.
-    public func cancel() { requests.withLockedValue { $0.cancel = true } }
+    public func cancel() { requests.withLock { $0.cancel = true } }
 
     /// Keeps capturing for `seconds` more of silence (multimodal input).
-    public func extendTimeout(_ seconds: Double) { requests.withLockedValue { $0.extensions.append(seconds) } }
+    public func extendTimeout(_ seconds: Double) { requests.withLock { $0.extensions.append(seconds) } }
 
-    var canceled: Bool { requests.withLockedValue { $0.cancel } }
+    var canceled: Bool { requests.withLock { $0.cancel } }
 
     /// The stop, cancel and extend requests made since the last call (cancel stays set).
     func takeRequests() -> (stop: Bool, cancel: Bool, extensions: [Double]) {
-        requests.withLockedValue { pending in
+        requests.withLock { pending in
             defer {
                 pending.stop = false
                 pending.extensions = []
@@ -70,7 +81,7 @@ public final class SpeechInteraction: Sendable {
     func emit(_ event: SpeechEvent) { continuation.yield(event) }
 
     func enter(_ next: SpeechClientState) {
-        let previous = stateBox.withLockedValue { state in
+        let previous = stateBox.withLock { state in
             defer { state = next }
             return state
         }
@@ -166,7 +177,7 @@ public final class SpeechInteraction: Sendable {
         let channel = AsyncChannel<ByteBuffer>()
         let request = exchange.request(
             token: token, audioContentType: audioType, body: .stream(channel, length: .unknown))
-        let abort = NIOLockedValueBox<UploadStatus>(.running)
+        let abort = Locked<UploadStatus>(.running)
         let partial = self.partial
         let deadline = self.deadline(audioSeconds: 0)
         let upload = Task { () throws -> SpeechResponse in
@@ -177,9 +188,9 @@ public final class SpeechInteraction: Sendable {
         let watcher = Task {
             switch await upload.result {
             case .failure(let error):
-                abort.withLockedValue { $0 = .failed(HTTPFailure.classify(error, during: "the recognition request")) }
+                abort.withLock { $0 = .failed(HTTPFailure.classify(error, during: "the recognition request")) }
             case .success:
-                abort.withLockedValue { if case .running = $0 { $0 = .answered } }
+                abort.withLock { if case .running = $0 { $0 = .answered } }
             }
             channel.finish()
         }
@@ -190,17 +201,17 @@ public final class SpeechInteraction: Sendable {
         switch capture {
         case .failure(let error):
             // A failed request is why capture stopped, unless capture stopped first and cancelled it.
-            let cause = abort.withLockedValue { $0.error } ?? error
+            let cause = abort.withLock { $0.error } ?? error
             upload.cancel()
             channel.finish()
             _ = await watcher.value
             end(.failure(cause))
         case .success(let sent):
-            if case .running = abort.withLockedValue({ $0 }) {
+            if case .running = abort.withLock({ $0 }) {
                 await channel.send(ByteBuffer(bytes: exchange.suffix()))
             }
             channel.finish()
-            if let error = abort.withLockedValue({ $0.error }) {
+            if let error = abort.withLock({ $0.error }) {
                 end(.failure(error))
                 return
             }

@@ -8,8 +8,17 @@ public protocol AudioSource {
     /// The format of every buffer this source returns.
     var format: AudioFormat { get }
 
-    /// The next block of audio, or `nil` at the end of the stream.
+    /// The next block of audio, or `nil` at the end of the stream. May block the calling thread (a file
+    /// read, a capture device waiting for its next period): call it from a task on
+    /// ``BlockingExecutor`` or a thread that may block.
     mutating func read() throws -> AudioBuffer?
+
+    /// The next block of audio once it is due, or `nil` at the end of the stream: for most sources the
+    /// same as ``read()`` (the default); a source that releases audio at a pace (a replay simulating a
+    /// microphone) suspends the task until the block is due rather than blocking its thread, so many
+    /// paced streams share a few threads. Throws `CancellationError` if the task is cancelled while
+    /// it waits.
+    mutating func next() async throws -> AudioBuffer?
 
     /// Stops the source: a live one (a capture device) releases what it holds, and later reads return
     /// nil. Called by whoever opened it when it is done reading, also before the end of the stream. A
@@ -19,6 +28,8 @@ public protocol AudioSource {
 
 extension AudioSource {
     public mutating func stop() {}
+
+    public mutating func next() async throws -> AudioBuffer? { try read() }
 }
 
 /// Runs a source through a stage to the end of the stream.

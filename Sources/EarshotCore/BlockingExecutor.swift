@@ -11,13 +11,20 @@ import Foundation
 /// of these threads, and an `await` in it frees the thread for another task, so tasks that spend their
 /// time waiting on the network (an upload) share the threads with ones that compute.
 ///
-/// At most ``threadCount`` jobs run at once; the rest wait in order of arrival. PocketSphinx's search
-/// recurses, so the threads get the main thread's 8 MiB stack rather than a secondary thread's 512 KiB.
+/// At most ``threadCount`` jobs run at once; the rest wait in order of arrival. A job runs to its next
+/// suspension, which for C work may be a second (a final decode, loading a model), so the shared
+/// executor has more threads than cores: with one per core, a service request's millisecond decode of
+/// its next chunk waited behind other requests' final decodes (a 1 s response timeout in the client
+/// tests fired under load). How much CPU work runs at once is bounded where the work is made —
+/// `--jobs` workers, the service's recognizer pool — and the OS shares the cores among those threads;
+/// the executor's bound only keeps the thread count from growing with the load, as Dispatch's would.
+/// PocketSphinx's search recurses, so the threads get the main thread's 8 MiB stack rather than a
+/// secondary thread's 512 KiB (reserved address space; only the pages used are backed).
 ///
 /// `@unchecked Sendable`: `jobs` is read and written only with `condition` locked.
 public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
-    /// The process's executor for blocking work: as many threads as cores, at least two.
-    public static let shared = BlockingExecutor(threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// The process's executor for blocking work: twice as many threads as cores, at least 16.
+    public static let shared = BlockingExecutor(threadCount: max(16, 2 * ProcessInfo.processInfo.activeProcessorCount))
 
     /// How many jobs run at once.
     public let threadCount: Int

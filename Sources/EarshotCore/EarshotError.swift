@@ -26,6 +26,24 @@ public struct EarshotError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The caller stopped the work (the seed SDK's `CanceledByUser`).
         public static let canceled = Code(rawValue: "CanceledByUser")
 
+        // The rest of the seed SDK's error codes (its table 5-6), which the speech client reports; the
+        // three above are the SDK's too, defined once here for every module.
+
+        /// An interaction was started while another was running (`AttemptAtReentrancy`).
+        public static let attemptAtReentrancy = Code(rawValue: "AttemptAtReentrancy")
+        /// The recognition or token URL is not valid (`InvalidURL`).
+        public static let invalidURL = Code(rawValue: "InvalidURL")
+        /// No connection to the service, or it was refused (`ConnectionFailure`).
+        public static let connectionFailure = Code(rawValue: "ConnectionFailure")
+        /// The service did not send a full response in time, or dropped the connection (`NoResponseFromServer`).
+        public static let noResponseFromServer = Code(rawValue: "NoResponseFromServer")
+        /// Recording stopped before `minRecordingTime` (`AudioTooShort`).
+        public static let audioTooShort = Code(rawValue: "AudioTooShort")
+        /// Nothing but silence, with `cancelWhenSilent` (`NoAudio`).
+        public static let noAudio = Code(rawValue: "NoAudio")
+        /// The service answered with an HTTP error status (the SDK reports these in the HTTP domain).
+        public static let httpError = Code(rawValue: "HTTPError")
+
         public var description: String { rawValue }
     }
 

@@ -16,7 +16,8 @@ import EarshotCore
 /// Buffers pass through unchanged — content, format and media time — so a paced run gives exactly the
 /// events of an unpaced one; only the wall-clock moments differ.
 ///
-/// `read()` blocks the calling thread while it waits: run it on a thread that may block.
+/// `next()` suspends the task while it waits, so paced streams share the threads of
+/// ``BlockingExecutor``; `read()` blocks the calling thread instead, for synchronous callers.
 public struct PacedSource<Source: AudioSource>: AudioSource {
     /// The wrapped source.
     public private(set) var source: Source
@@ -41,15 +42,29 @@ public struct PacedSource<Source: AudioSource>: AudioSource {
     /// Stops the wrapped source.
     public mutating func stop() { source.stop() }
 
+    /// The next buffer, blocking the calling thread until it is due. Async code calls ``next()``.
     public mutating func read() throws -> AudioBuffer? {
+        guard let (buffer, due) = try readWithDeadline() else { return nil }
+        Self.sleep(until: due, on: clock)
+        return buffer
+    }
+
+    /// The next buffer, suspending the task (not its thread) until it is due.
+    public mutating func next() async throws -> AudioBuffer? {
+        guard let (buffer, due) = try readWithDeadline() else { return nil }
+        try await clock.sleep(until: due)
+        return buffer
+    }
+
+    /// The next buffer of the wrapped source and the instant it is due.
+    private mutating func readWithDeadline() throws -> (AudioBuffer, ContinuousClock.Instant)? {
         let now = clock.now
         if started == nil { started = now }
         guard let buffer = try source.read() else { return nil }
         if originFrame == nil { originFrame = buffer.startFrame }
         let mediaFrames = buffer.startFrame + Int64(buffer.frameCount) - (originFrame ?? 0)
         let seconds = Double(mediaFrames) / Double(buffer.format.sampleRate) / speed
-        if let started { Self.sleep(until: started.advanced(by: .seconds(seconds)), on: clock) }
-        return buffer
+        return (buffer, (started ?? now).advanced(by: .seconds(seconds)))
     }
 
     /// Blocks until `deadline` on `clock` (a monotonic clock, so wall-clock changes do not matter).

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The temporary files this process has made and not yet moved into place or removed: the
 /// ``OutputFile``s being written and the spool of standard input.
@@ -7,14 +8,12 @@ import Foundation
 /// command line's signal handler calls ``removeAll()`` before it exits: an interrupted command leaves
 /// nothing behind, neither a half-written output nor a hidden `.NAME.partial-XXXXXX`.
 public enum TemporaryFiles {
-    // Guarded by `lock`.
-    nonisolated(unsafe) private static var paths: Set<String> = []
-    private static let lock = NSLock()
+    private static let registry = Mutex<Set<String>>([])
 
     /// Creates a unique file from a `mkstemp` template and registers it in one step, so a signal that
     /// arrives in between cannot find the file on disk but not in the registry.
     static func create(template: String) -> (descriptor: Int32, path: String)? {
-        lock.withLock {
+        registry.withLock { paths in
             var bytes = Array(template.utf8CString)
             let descriptor = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             guard descriptor >= 0 else { return nil }
@@ -27,18 +26,18 @@ public enum TemporaryFiles {
     /// Runs `move` (which takes a registered file out of the way, e.g. renames it into place) and
     /// unregisters `path` in one step: the signal handler sees the file either before or after.
     static func moveOut<T>(_ path: String, _ move: () throws -> T) rethrows -> T {
-        try lock.withLock {
+        try registry.withLock { paths in
             let result = try move()
             paths.remove(path)
             return result
         }
     }
 
-    static func unregister(_ path: String) { _ = lock.withLock { paths.remove(path) } }
+    static func unregister(_ path: String) { _ = registry.withLock { $0.remove(path) } }
 
     /// Removes every registered file; the caller is about to exit.
     public static func removeAll() {
-        lock.withLock {
+        registry.withLock { paths in
             for path in paths { unlink(path) }
             paths.removeAll()
         }

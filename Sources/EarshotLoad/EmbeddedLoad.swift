@@ -4,9 +4,8 @@ import EarshotIO
 import EarshotLab
 import EarshotRecognizer
 import Foundation
-import NIOConcurrencyHelpers
 
-/// The embedded recognizer alone under the load test's pattern: N threads, each with its own
+/// The embedded recognizer alone under the load test's pattern: N tasks, each with its own
 /// PocketSphinx decoder, fed the corpus's utterances at real-time pace up to the labelled end of
 /// speech; the latency is from that moment to the final result (`endUtterance`). It bounds what
 /// any service built on this recognizer can do on this machine.
@@ -21,38 +20,32 @@ public struct EmbeddedLoad: Sendable {
 
     public func run(streams: Int, duration: Double) async throws -> LoadReport.Level {
         let deadline = ContinuousClock.now + .seconds(duration)
-        let samples = NIOLockedValueBox<[LoadTest.Sample]>([])
         let utterances = self.utterances
         let speed = self.speed
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        // Each stream is a task on the executor for blocking work: decoding holds one of its threads,
+        // waiting for the next block of paced audio holds none.
+        let samples = try await withThrowingTaskGroup(of: [LoadTest.Sample].self) { group in
             for stream in 0..<streams {
-                group.addTask {
-                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                        Thread.detachNewThread {
-                            do {
-                                let recognizer = try PocketSphinxRecognizer()
-                                var index = stream
-                                while ContinuousClock.now < deadline {
-                                    let sample = try Self.decode(
-                                        utterances[index % utterances.count], recognizer: recognizer, speed: speed)
-                                    samples.withLockedValue { $0.append(sample) }
-                                    index += 1
-                                }
-                                continuation.resume()
-                            } catch {
-                                continuation.resume(throwing: error)
-                            }
-                        }
+                group.addTask(executorPreference: BlockingExecutor.shared) {
+                    let recognizer = try PocketSphinxRecognizer()
+                    var samples: [LoadTest.Sample] = []
+                    var index = stream
+                    while ContinuousClock.now < deadline {
+                        samples.append(
+                            try await Self.decode(
+                                utterances[index % utterances.count], recognizer: recognizer, speed: speed))
+                        index += 1
                     }
+                    return samples
                 }
             }
-            try await group.waitForAll()
+            return try await group.reduce(into: []) { $0 += $1 }
         }
-        return LoadReport.Level(streams: streams, samples: samples.withLockedValue { $0 })
+        return LoadReport.Level(streams: streams, samples: samples)
     }
 
-    static func decode(_ utterance: LoadTest.Utterance, recognizer: PocketSphinxRecognizer, speed: Double) throws
-        -> LoadTest.Sample
+    static func decode(_ utterance: LoadTest.Utterance, recognizer: PocketSphinxRecognizer, speed: Double)
+        async throws -> LoadTest.Sample
     {
         // 20 ms blocks at 16 kHz, so the end of speech is noted within 20 ms of being due.
         let file = try AudioFileSource(path: utterance.path, blockFrames: 320)
@@ -62,7 +55,7 @@ public struct EmbeddedLoad: Sendable {
         try recognizer.resetAdaptation()
         try recognizer.startUtterance()
         var reachedEnd: ContinuousClock.Instant?
-        while reachedEnd == nil, let buffer = try source.read() {
+        while reachedEnd == nil, let buffer = try await source.next() {
             resampled.removeAll()
             try resampler.process(buffer, into: &resampled)
             for output in resampled.items { try recognizer.accept(output) }

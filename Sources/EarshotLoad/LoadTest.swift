@@ -3,7 +3,6 @@ import EarshotCore
 import EarshotIO
 import EarshotLab
 import Foundation
-import NIOConcurrencyHelpers
 
 /// A load test of a recognition service as its users feel it: N streams, each replaying a corpus's
 /// utterances one after another at real-time pace through the speech client (capture, endpointing,
@@ -58,7 +57,7 @@ public struct LoadTest: Sendable {
     /// finishes the utterance it is in) and summarises every request.
     public func run(streams: Int, duration: Double) async throws -> LoadReport.Level {
         let deadline = ContinuousClock.now + .seconds(duration)
-        let samples = NIOLockedValueBox<[Sample]>([])
+        let samples = Locked<[Sample]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             for stream in 0..<streams {
                 group.addTask {
@@ -69,7 +68,7 @@ public struct LoadTest: Sendable {
                     var index = stream
                     while ContinuousClock.now < deadline {
                         let sample = await request(client: client, utterance: utterances[index % utterances.count])
-                        samples.withLockedValue { $0.append(sample) }
+                        samples.withLock { $0.append(sample) }
                         index += 1
                         // A refused request is retried after a pause, as a client honouring Retry-After would.
                         if sample.latency == nil { try await Task.sleep(for: .seconds(1)) }
@@ -79,7 +78,7 @@ public struct LoadTest: Sendable {
             }
             try await group.waitForAll()
         }
-        return LoadReport.Level(streams: streams, samples: samples.withLockedValue { $0 })
+        return LoadReport.Level(streams: streams, samples: samples.withLock { $0 })
     }
 
     /// One interaction, timed against the moment the end of speech was captured.
@@ -116,7 +115,7 @@ public struct LoadTest: Sendable {
                     latency: Self.seconds(now - speechEnd), afterEndpoint: endpoint.map { Self.seconds(now - $0) },
                     failure: nil, partialLags: partialLags)
             case .failed(let error):
-                return Sample(latency: nil, failure: error.code, partialLags: partialLags)
+                return Sample(latency: nil, failure: error.label, partialLags: partialLags)
             default:
                 break
             }
@@ -138,21 +137,21 @@ public struct LoadTest: Sendable {
 /// When a paced replay released its audio: the first buffer's instant (media time 0) and the
 /// buffer holding the labelled end of speech.
 final class CaptureClock: Sendable {
-    private let state = NIOLockedValueBox<
+    private let state = Locked<
         (origin: ContinuousClock.Instant?, speechEnd: ContinuousClock.Instant?, speed: Double)
     >((nil, nil, 1))
 
-    var speechEndInstant: ContinuousClock.Instant? { state.withLockedValue { $0.speechEnd } }
+    var speechEndInstant: ContinuousClock.Instant? { state.withLock { $0.speechEnd } }
 
     func started(speed: Double) {
-        state.withLockedValue { if $0.origin == nil { $0 = (.now, nil, speed) } }
+        state.withLock { if $0.origin == nil { $0 = (.now, nil, speed) } }
     }
 
-    func reachedSpeechEnd() { state.withLockedValue { if $0.speechEnd == nil { $0.speechEnd = .now } } }
+    func reachedSpeechEnd() { state.withLock { if $0.speechEnd == nil { $0.speechEnd = .now } } }
 
     /// The wall-clock instant at which media time `seconds` was captured.
     func instant(ofMedia seconds: Double) -> ContinuousClock.Instant? {
-        state.withLockedValue { state in state.origin.map { $0 + .seconds(seconds / state.speed) } }
+        state.withLock { state in state.origin.map { $0 + .seconds(seconds / state.speed) } }
     }
 }
 
@@ -170,8 +169,13 @@ struct ClockedSource<Source: AudioSource>: AudioSource {
 
     var format: AudioFormat { source.format }
 
-    mutating func read() throws -> AudioBuffer? {
-        guard let buffer = try source.read() else {
+    mutating func read() throws -> AudioBuffer? { note(try source.read()) }
+
+    mutating func next() async throws -> AudioBuffer? { note(try await source.next()) }
+
+    /// Notes the release of `buffer` (nil: the end) on the clock.
+    private func note(_ buffer: AudioBuffer?) -> AudioBuffer? {
+        guard let buffer else {
             clock.reachedSpeechEnd()
             return nil
         }

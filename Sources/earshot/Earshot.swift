@@ -72,19 +72,27 @@ struct Earshot: AsyncParsableCommand {
     }
 }
 
-/// The documented exit codes.
+/// The documented exit codes, and the one map from an error's code to them.
 enum ExitStatus: Int32 {
     case success = 0
     case usage = 1
     case invalidInput = 2
     case recognizer = 3
     case partialBatch = 4
+    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it) or by the user's cancel.
+    case interrupted = 130
 
-    init(_ error: EarshotError) {
-        switch error.code {
-        case .invalidParameter: self = .usage
-        case .modelUnavailable, .recognizerFailed: self = .recognizer
-        default: self = .invalidInput
+    init(_ error: EarshotError) { self.init(error.code) }
+
+    /// Bad options → 1; input that is unreadable or has nothing to send → 2; the recognizer, its model,
+    /// the service and the network → 3; cancelled → 130.
+    init(_ code: EarshotError.Code) {
+        switch code {
+        case .invalidParameter, .invalidURL, .attemptAtReentrancy: self = .usage
+        case .modelUnavailable, .recognizerFailed, .connectionFailure, .noResponseFromServer, .httpError:
+            self = .recognizer
+        case .canceled: self = .interrupted
+        default: self = .invalidInput  // invalidInput, unsupportedFormat, writeFailed, noMicrophone, noAudio, audioTooShort
         }
     }
 }

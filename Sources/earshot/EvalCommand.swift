@@ -4,7 +4,7 @@ import EarshotLab
 import EarshotVAD
 import Foundation
 
-struct Eval: ParsableCommand {
+struct Eval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Score VAD detectors and the endpointer on a labelled corpus.",
@@ -75,7 +75,7 @@ struct Eval: ParsableCommand {
         try OnTimeToleranceCheck.validate(onTimeTolerance)
     }
 
-    func run() throws {
+    func run() async throws {
         try CommandOutput.check(output)
         let whole = try Corpus.load(directory: corpus)
         let smoothingConfiguration = try smoothing.configuration()
@@ -98,7 +98,7 @@ struct Eval: ParsableCommand {
             for kind in kinds {
                 progress.begin(kind.rawValue)
                 let total = whole.entries.count
-                let (tracks, cpuSeconds) = try Evaluation.tracks(
+                let (tracks, cpuSeconds) = try await Evaluation.tracks(
                     for: whole, detector: kind, models: models, jobs: jobs
                 ) {
                     progress.update(done: $0, of: total)
@@ -124,12 +124,13 @@ struct Eval: ParsableCommand {
         for group in groups {
             let corpus = Corpus(directory: whole.directory, entries: group.indices.map { whole.entries[$0] })
             let share = corpus.totalDuration / max(whole.totalDuration, 1e-9)
-            let reports = try scorers.map { scorer in
-                var report = try Evaluation.score(
+            var reports: [DetectorReport] = []
+            for scorer in scorers {
+                var report = try await Evaluation.score(
                     group.indices.map { scorer.tracks[$0] }, corpus: corpus, settings: scorer.settings,
                     name: scorer.name, jobs: jobs)
                 report.detectorSeconds = scorer.cpuSeconds * share
-                return report
+                reports.append(report)
             }
             switch format {
             case .text:

@@ -59,7 +59,7 @@ struct Listen: AsyncParsableCommand {
         do {
             client = try SpeechClient(configuration: configuration)
         } catch {
-            throw EarshotError(.invalidParameter, error.description)
+            throw error.earshotError
         }
         let file = self.file
         let device = self.device
@@ -73,7 +73,7 @@ struct Listen: AsyncParsableCommand {
                 return try Self.paced(source, speed: pace)
             }
         } catch {
-            throw EarshotError(.invalidParameter, error.description)
+            throw error.earshotError
         }
         let display = ListenDisplay(interactive: isatty(STDERR_FILENO) != 0 && isatty(STDIN_FILENO) != 0)
         // Enter stops (manual endpoint); Ctrl-C cancels.
@@ -81,11 +81,19 @@ struct Listen: AsyncParsableCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler { interaction.cancel() }
         interrupt.resume()
-        if display.interactive {
-            Thread.detachNewThread {
-                if readLine() != nil { interaction.stopListening() }
+        // Enter on the terminal: an event source on standard input, so no thread waits on it.
+        let enter = display.interactive ? DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO) : nil
+        enter?.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 256)
+            let count = read(STDIN_FILENO, &bytes, bytes.count)
+            if count <= 0 { enter?.cancel() }  // end of input: nothing more to wait for
+            if count > 0, bytes[..<count].contains(UInt8(ascii: "\n")) {
+                enter?.cancel()
+                interaction.stopListening()
             }
         }
+        enter?.resume()
+        defer { enter?.cancel() }
         var outcome: Result<String, SpeechClientError>?
         for await event in interaction.events {
             display.show(event)
@@ -101,9 +109,9 @@ struct Listen: AsyncParsableCommand {
             print(text)
         case .failure(let error)?:
             FileHandle.standardError.write(Data("earshot listen: \(error)\n".utf8))
-            throw ExitCode(error.exitStatus)
+            throw ExitCode(ExitStatus(error.code).rawValue)
         case nil:
-            throw ExitCode(3)
+            throw ExitCode(ExitStatus.recognizer.rawValue)
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EarshotCore
 import Foundation
+import Synchronization
 
 /// How a long command reports progress on standard error.
 enum ProgressMode: String, ExpressibleByArgument, CaseIterable, Sendable {
@@ -129,17 +130,19 @@ struct Progress {
 }
 
 /// A progress bar over a count of items (files, sweep rows) with ETA, on standard error, only when it is
-/// a terminal; safe to update from several threads.
-final class CountProgress: @unchecked Sendable {
+/// a terminal; safe to update from several tasks.
+final class CountProgress: Sendable {
     private let mode: ProgressMode
     private let enabled: Bool
     private let command: String
-    private let lock = NSLock()
     private let began = Date()
-    private var started = Date()
-    private var lastDraw = Date.distantPast
-    private var label = ""
-    private var last: (done: Int, total: Int) = (0, 0)
+    private struct State {
+        var started = Date()
+        var lastDraw = Date.distantPast
+        var label = ""
+        var last: (done: Int, total: Int) = (0, 0)
+    }
+    private let state = Mutex(State())
 
     init(mode: ProgressMode = .auto, command: String = "") {
         self.mode = mode
@@ -149,40 +152,40 @@ final class CountProgress: @unchecked Sendable {
 
     /// Starts a new phase: the ETA counts from now.
     func begin(_ label: String) {
-        lock.withLock {
-            self.label = label
-            started = Date()
+        state.withLock { state in
+            state.label = label
+            state.started = Date()
         }
     }
 
     func update(done: Int, of total: Int) {
         if mode == .ndjson {
-            lock.withLock {
-                last = (done, total)
-                guard done == total || Date().timeIntervalSince(lastDraw) >= 0.5 else { return }
-                lastDraw = Date()
-                writeLine("progress")
+            state.withLock { state in
+                state.last = (done, total)
+                guard done == total || Date().timeIntervalSince(state.lastDraw) >= 0.5 else { return }
+                state.lastDraw = Date()
+                writeLine("progress", state)
             }
             return
         }
         guard enabled else { return }
-        lock.withLock {
-            guard done == total || Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
-            lastDraw = Date()
+        state.withLock { state in
+            guard done == total || Date().timeIntervalSince(state.lastDraw) >= 0.1 else { return }
+            state.lastDraw = Date()
             let fraction = total > 0 ? Double(done) / Double(total) : 1
-            let elapsed = Date().timeIntervalSince(started)
+            let elapsed = Date().timeIntervalSince(state.started)
             let eta = done > 0 ? elapsed / Double(done) * Double(total - done) : 0
             let filled = Int(fraction * 30)
             let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
             let line = String(
-                format: "%@ [%@] %d/%d  ETA %d:%02d", label, bar, done, total, Int(eta) / 60, Int(eta) % 60)
+                format: "%@ [%@] %d/%d  ETA %d:%02d", state.label, bar, done, total, Int(eta) / 60, Int(eta) % 60)
             FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
         }
     }
 
     func finish() {
         if mode == .ndjson {
-            lock.withLock { writeLine("done") }
+            state.withLock { writeLine("done", $0) }
             return
         }
         guard enabled else { return }
@@ -195,14 +198,14 @@ final class CountProgress: @unchecked Sendable {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
-    /// Called with `lock` held.
-    private func writeLine(_ event: String) {
-        let elapsed = Date().timeIntervalSince(started)
-        let (done, total) = last
+    /// Called with the state locked.
+    private func writeLine(_ event: String, _ state: State) {
+        let elapsed = Date().timeIntervalSince(state.started)
+        let (done, total) = state.last
         ProgressLine.write(
             event, command: command,
             fields: [
-                ("phase", label), ("done", done), ("total", total),
+                ("phase", state.label), ("done", done), ("total", total),
                 ("fraction", total > 0 ? Double(done) / Double(total) : nil),
                 ("elapsed_s", Date().timeIntervalSince(began)),
                 ("eta_s", done > 0 ? elapsed / Double(done) * Double(total - done) : nil),

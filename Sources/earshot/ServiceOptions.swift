@@ -178,16 +178,3 @@ enum ServiceAPI: String, ExpressibleByArgument, CaseIterable {
 
     var name: String { self == .att ? "Speech API" : "OpenAI" }
 }
-
-extension SpeechClientError {
-    /// The exit status for a failed interaction: 1 for bad options, 2 for input with nothing to
-    /// send (no microphone, no speech, too short), 3 for the service and the network, 130 when canceled.
-    var exitStatus: Int32 {
-        switch self {
-        case .invalidParameter, .invalidURL, .attemptAtReentrancy: 1
-        case .noMicrophone, .noAudio, .audioTooShort: 2
-        case .connectionFailure, .noResponseFromServer, .httpStatus: 3
-        case .canceledByUser: 130
-        }
-    }
-}

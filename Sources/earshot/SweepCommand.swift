@@ -5,7 +5,7 @@ import EarshotLab
 import EarshotVAD
 import Foundation
 
-struct Sweep: ParsableCommand {
+struct Sweep: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the endpointer over a labelled corpus for a grid of settings: latency versus truncation.",
         discussion: """
@@ -75,7 +75,7 @@ struct Sweep: ParsableCommand {
         try OnTimeToleranceCheck.validate(onTimeTolerance)
     }
 
-    func run() throws {
+    func run() async throws {
         try CommandOutput.check(output)
         let grid = try SweepGrid(parsing: grid)
         if !endpointing.rules.isEmpty, grid.axes.contains(where: { $0.parameter == .endingSilence }) {
@@ -109,7 +109,7 @@ struct Sweep: ParsableCommand {
             format == .csv ? $0.csv() : try $0.json(parameters: parameters)
         }
         let runner = SweepRunner(corpus: corpus, grid: grid, base: base, jobs: jobs)
-        let table = try runner.run(resuming: start) { table in
+        let table = try await runner.run(resuming: start) { table in
             // Standard output gets the table once, at the end; a file gets every finished row at once.
             guard path != InputPath.standardStream else { return }
             let file = try CommandOutput(path: path)

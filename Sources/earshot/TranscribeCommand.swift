@@ -158,7 +158,7 @@ struct Transcribe: AsyncParsableCommand {
                     do throws(SpeechClientError) {
                         backend = try makeBackend()
                     } catch {
-                        throw EarshotError(.invalidParameter, error.description)
+                        throw error.earshotError
                     }
                     return ServiceTranscriber(backend: backend, retry: retry, onRetry: note)
                 },
@@ -314,7 +314,7 @@ struct Transcribe: AsyncParsableCommand {
             }
         } catch let error as EarshotError where error.code == .canceled {
             FileHandle.standardError.write(Data("earshot: interrupted; no output written\n".utf8))
-            throw ExitCode(130)
+            throw ExitCode(ExitStatus.interrupted.rawValue)
         }
         if !failures.isEmpty {
             throw ExitCode(

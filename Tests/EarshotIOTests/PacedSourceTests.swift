@@ -54,6 +54,55 @@ private struct ListSource: AudioSource {
         #expect(total < 5, "pacing should not be slower than real time by this much")
     }
 
+    /// `next()` keeps the same pace as `read()`: each buffer no earlier than its end in media time.
+    @Test func nextReleasesNoEarlierThanMediaTime() async throws {
+        let speed = 20.0
+        let blocks = Signal.blocks(of: Signal.silence(seconds: 0.5, format: .wideband), frames: 1_600)
+        var paced = try PacedSource(ListSource(blocks), speed: speed)
+        let start = ContinuousClock.now
+        var count = 0
+        while let buffer = try await paced.next() {
+            count += 1
+            #expect(ContinuousClock.now - start >= .seconds(buffer.endTime.seconds / speed))
+        }
+        #expect(count == 5)
+    }
+
+    /// While a paced stream waits for its next buffer, its thread is free: on an executor with a single
+    /// thread, another task runs to the end while the paced one is still waiting.
+    @Test func waitingForTheNextBufferHoldsNoThread() async throws {
+        let executor = BlockingExecutor(threadCount: 1)
+        let blocks = Signal.blocks(of: Signal.silence(seconds: 2, format: .wideband), frames: 16_000)
+        let order = Locked<[String]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask(executorPreference: executor) {
+                var paced = try PacedSource(ListSource(blocks), speed: 1)
+                while try await paced.next() != nil {}
+                order.withLock { $0.append("paced") }
+            }
+            group.addTask(executorPreference: executor) {
+                try await Task.sleep(for: .milliseconds(50))
+                order.withLock { $0.append("other") }
+            }
+            try await group.waitForAll()
+        }
+        #expect(order.value == ["other", "paced"])
+    }
+
+    /// Cancelling the task ends a wait for a buffer due far in the future at once, with CancellationError.
+    @Test func cancellingEndsTheWait() async throws {
+        let blocks = Signal.blocks(of: Signal.silence(seconds: 60, format: .wideband), frames: 16_000 * 30)
+        let waiting = Task {
+            var paced = try PacedSource(ListSource(blocks), speed: 1)
+            _ = try await paced.next()
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelled = ContinuousClock.now
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+    }
+
     @Test(arguments: [0.0, -1, .infinity, .nan])
     func invalidSpeedFailsNamingTheField(speed: Double) throws {
         let blocks = [Signal.silence(seconds: 0.1, format: .wideband)]

@@ -64,6 +64,38 @@ import Testing
         try await server.stop()
     }
 
+    /// Task cancellation reaches the work: cancelling the task that reads the events stops capture and
+    /// the upload within a second, and the client is free for the next interaction.
+    @Test func cancellingTheReadersTaskCancelsTheInteraction() async throws {
+        let server = try await RunningService.start()
+        var configuration = SpeechClientTests.configuration(server)
+        configuration.endpointing = try .init(endingSilence: .infinity)
+        let clip = try #require(SpeechFixtures.clips.last)
+        let client = try SpeechClient(configuration: configuration)
+        let interaction = try client.startListening {
+            try PacedSource(SilencePaddedSource(try AudioFileSource(path: clip.path), trailingSeconds: 30), speed: 1)
+        }
+        let reader = Task { for await _ in interaction.events {} }
+        let started = ContinuousClock.now
+        while interaction.state != .recording, ContinuousClock.now - started < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try #require(interaction.state == .recording)
+        try await Task.sleep(for: .milliseconds(500))
+        let cancelled = ContinuousClock.now
+        reader.cancel()
+        while interaction.state != .idle, ContinuousClock.now - cancelled < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(interaction.state == .idle)
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        let next = try client.startListening { try AudioFileSource(path: clip.path) }
+        next.cancel()
+        _ = await SpeechClientTests.collect(next)
+        try await client.shutdown()
+        try await server.stop()
+    }
+
     @Test func aVetoKeepsTheMicrophoneOpen() async throws {
         let server = try await RunningService.start()
         var configuration = SpeechClientTests.configuration(server)

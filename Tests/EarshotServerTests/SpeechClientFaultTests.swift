@@ -94,13 +94,13 @@ import Testing
         let server = try await RunningService.start { $0.recognizerCount = 1 }
         // A bad token: 401 with the PolicyException.
         let (unauthorized, _, _) = try await Self.failure(Self.configuration(port: server.port))
-        #expect(unauthorized?.code == "HTTP 401")
+        #expect(unauthorized?.label == "HTTP 401")
         if case .httpStatus(_, let body?, _) = unauthorized { #expect(body.messageID == "POL0001") }
         // Text as audio: 400 with the ServiceException.
         let token = try await server.token()
         let (badAudio, _, _) = try await Self.failure(
             Self.configuration(port: server.port, token: token), audio: Array("hello, world".utf8))
-        #expect(badAudio?.code == "HTTP 400")
+        #expect(badAudio?.label == "HTTP 400")
         if case .httpStatus(_, let body?, _) = badAudio { #expect(body.messageID == "SVC0001") }
         // Busy: hold the only recognizer with a stalled upload, then ask.
         let holder = Task {
@@ -112,7 +112,7 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(500))
         let (busy, _, _) = try await Self.failure(Self.configuration(port: server.port, token: token))
-        #expect(busy?.code == "HTTP 503")
+        #expect(busy?.label == "HTTP 503")
         // Live: the 503 comes while the microphone is still open; capture must stop, not hang.
         let liveClient = try SpeechClient(configuration: Self.configuration(port: server.port, token: token))
         let clip = try #require(SpeechFixtures.clips.first)
@@ -120,7 +120,7 @@ import Testing
         let started = ContinuousClock.now
         var liveError: SpeechClientError?
         for await event in live.events { if case .failed(let error) = event { liveError = error } }
-        #expect(liveError?.code == "HTTP 503")
+        #expect(liveError?.label == "HTTP 503")
         #expect(ContinuousClock.now - started < .seconds(30))
         try await liveClient.shutdown()
         holder.cancel()

@@ -1,7 +1,6 @@
 import EarshotCore
 import EarshotVAD
 import Foundation
-import Synchronization
 
 /// What `earshot eval` reports for one detector (or one set of prediction files) over a corpus.
 public struct DetectorReport: Sendable {
@@ -41,19 +40,16 @@ public enum Evaluation {
     /// Also returns the CPU seconds the work took on the calling process's threads.
     public static func tracks(
         for corpus: Corpus, detector: DetectorKind, models: DetectorModels = .none, jobs: Int,
-        progress: @escaping @Sendable (Int) -> Void = { _ in }
-    ) throws -> (tracks: [DetectorTrack], cpuSeconds: Double) {
-        let finished = Mutex(0)
+        progress: (Int) -> Void = { _ in }
+    ) async throws -> (tracks: [DetectorTrack], cpuSeconds: Double) {
+        var finished = 0
         let started = processCPUSeconds()
-        let tracks = try ParallelWork.map(count: corpus.entries.count, jobs: jobs) { index in
+        let tracks = try await ParallelWork.map(count: corpus.entries.count, jobs: jobs) { index in
             let path = corpus.audioPath(of: corpus.entries[index])
             return try DetectorTrack.compute(path: path, detector: detector, models: models)
         } completed: { _, _ in
-            progress(
-                finished.withLock { count in
-                    count += 1
-                    return count
-                })
+            finished += 1
+            progress(finished)
         }
         return (tracks, processCPUSeconds() - started)
     }
@@ -61,9 +57,9 @@ public enum Evaluation {
     /// Scores tracks (one per entry, in corpus order) under `settings`.
     public static func score(
         _ tracks: [DetectorTrack], corpus: Corpus, settings: EvaluationSettings, name: String, jobs: Int
-    ) throws -> DetectorReport {
+    ) async throws -> DetectorReport {
         precondition(tracks.count == corpus.entries.count, "one track per corpus entry")
-        let scores = try ParallelWork.map(count: tracks.count, jobs: jobs) { index in
+        let scores = try await ParallelWork.map(count: tracks.count, jobs: jobs) { index in
             try UtteranceScorer.score(tracks[index], against: corpus.entries[index], settings: settings)
         }
         var report = DetectorReport(name: name)

@@ -1,46 +1,46 @@
-import Dispatch
-import Synchronization
+import EarshotCore
 
 /// Runs independent pieces of lab work on several cores and returns their results in input order, so
 /// the output never depends on which core finished first.
 enum ParallelWork {
-    /// `body(i)` for every i in `0..<count`, on up to `jobs` threads. Stops handing out work after the
-    /// first error and rethrows the error of the lowest index that failed.
+    /// `body(i)` for every i in `0..<count`, at most `jobs` at a time, as child tasks on
+    /// ``BlockingExecutor`` (the work is CPU-bound C and Swift that must not hold the cooperative pool).
+    /// `completed` is called in the caller's task as each piece finishes (an error it throws fails that piece). Stops handing out work after
+    /// the first error, or when the task is cancelled, and rethrows the error of the lowest index that
+    /// failed (or `CancellationError`).
     static func map<Result: Sendable>(
-        count: Int, jobs: Int, _ body: @Sendable (Int) throws -> Result,
-        completed: @Sendable (Int, Result) -> Void = { _, _ in }
-    ) throws -> [Result] {
-        let state = Mutex(State<Result>(results: Array(repeating: nil, count: count)))
-        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, count))) { _ in
-            while let index = state.withLock({ $0.take(count: count) }) {
-                do {
-                    let result = try body(index)
-                    state.withLock { $0.results[index] = result }
-                    completed(index, result)
-                } catch {
-                    state.withLock { $0.fail(index, error) }
+        count: Int, jobs: Int, _ body: @escaping @Sendable (Int) throws -> Result,
+        completed: (Int, Result) throws -> Void = { _, _ in }
+    ) async throws -> [Result] {
+        var results = [Result?](repeating: nil, count: count)
+        var failure: (index: Int, error: any Error)?
+        await withTaskGroup(of: (Int, Swift.Result<Result, any Error>).self) { group in
+            var next = 0
+            func fail(_ index: Int, _ error: any Error) {
+                if failure == nil || index < failure!.index { failure = (index, error) }
+            }
+            func startNext() {
+                guard failure == nil, next < count, !Task.isCancelled else { return }
+                let index = next
+                next += 1
+                group.addTask(executorPreference: BlockingExecutor.shared) {
+                    (index, Swift.Result { try body(index) })
                 }
             }
+            for _ in 0..<max(1, min(jobs, count)) { startNext() }
+            while let (index, outcome) = await group.next() {
+                switch outcome {
+                case .success(let result):
+                    results[index] = result
+                    do { try completed(index, result) } catch { fail(index, error) }
+                case .failure(let error):
+                    fail(index, error)
+                }
+                startNext()
+            }
         }
-        return try state.withLock { state in
-            if let failure = state.failure { throw failure.error }
-            return state.results.map { $0! }
-        }
-    }
-
-    private struct State<Result: Sendable>: ~Copyable {
-        var results: [Result?]
-        var next = 0
-        var failure: (index: Int, error: any Error)?
-
-        mutating func take(count: Int) -> Int? {
-            guard failure == nil, next < count else { return nil }
-            defer { next += 1 }
-            return next
-        }
-
-        mutating func fail(_ index: Int, _ error: any Error) {
-            if failure == nil || index < failure!.index { failure = (index, error) }
-        }
+        if let failure { throw failure.error }
+        try Task.checkCancellation()
+        return results.map { $0! }
     }
 }

@@ -1,6 +1,5 @@
 import EarshotCore
 import EarshotVAD
-import Synchronization
 
 /// Runs a sweep: every setting of a grid over a corpus, on several cores, one row per setting.
 ///
@@ -31,34 +30,37 @@ public struct SweepRunner: Sendable {
     /// Runs the settings `table` does not hold yet and returns the completed table.
     public func run(
         resuming table: SweepTable,
-        persist: @escaping @Sendable (SweepTable) throws -> Void,
-        progress: @escaping @Sendable (Step) -> Void = { _ in }
-    ) throws -> SweepTable {
+        persist: (SweepTable) throws -> Void,
+        progress: (Step) -> Void = { _ in }
+    ) async throws -> SweepTable {
         // Every setting is checked before any work, so a bad combination fails at once, naming the field.
         let pending = try grid.settings.filter { !table.contains($0) }.map { ($0, try base.applying($0)) }
         var tracks: [DetectorKind: [DetectorTrack]] = [:]
         for detector in DetectorKind.allCases where pending.contains(where: { $0.1.detector == detector }) {
             let total = corpus.entries.count
-            tracks[detector] = try Evaluation.tracks(for: corpus, detector: detector, models: base.models, jobs: jobs) {
+            tracks[detector] = try await Evaluation.tracks(
+                for: corpus, detector: detector, models: base.models, jobs: jobs
+            ) {
                 progress(.detector(detector, filesDone: $0, of: total))
             }.tracks
         }
-        let shared = Mutex((table: table, done: 0))
+        var table = table
+        var done = 0
         let frozenTracks = tracks
-        _ = try ParallelWork.map(count: pending.count, jobs: jobs) { index in
+        let corpus = self.corpus
+        _ = try await ParallelWork.map(count: pending.count, jobs: jobs) { index in
             let (setting, settings) = pending[index]
             let results = try zip(frozenTracks[settings.detector]!, corpus.entries).map { track, entry in
                 try UtteranceScorer.score(track, against: entry, settings: settings, scope: .endpointing).utterance
             }
-            let row = SweepRow(
+            return SweepRow(
                 setting: setting, metrics: EndpointMetrics(results, onTimeTolerance: settings.onTimeTolerance))
-            try shared.withLock { state in
-                state.table.insert(row)
-                state.done += 1
-                try persist(state.table)
-                progress(.rows(done: state.done, of: pending.count))
-            }
+        } completed: { _, row in
+            table.insert(row)
+            done += 1
+            try persist(table)
+            progress(.rows(done: done, of: pending.count))
         }
-        return shared.withLock { $0.table }
+        return table
     }
 }

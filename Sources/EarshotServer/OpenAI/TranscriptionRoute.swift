@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOHTTP1
+import Synchronization
 
 /// `POST /v1/audio/transcriptions` and `GET /v1/models`: OpenAI's transcription API over the same
 /// recognizer pool, upload rules and tokens as the Speech API.
@@ -138,12 +139,11 @@ struct TranscriptionRoute: Sendable {
 
 /// A value one task hands to another after its work is done (the options a request's form fields
 /// set, read once its body has been recognized).
-final class Settled<Value: Sendable>: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
-    private var stored: Value?
+final class Settled<Value: Sendable>: Sendable {
+    private let stored = Mutex<Value?>(nil)
 
     var value: Value? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

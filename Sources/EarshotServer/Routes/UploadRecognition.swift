@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotRecognizer
 import Foundation
 import Hummingbird
@@ -40,7 +41,11 @@ struct UploadRecognition: Sendable {
         let retryAfter = configuration.retryAfterSeconds
         let poll = min(configuration.readTimeout / 4, .milliseconds(250))
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
-            group.addTask {
+            // The reader runs on the executor for blocking work: decoding is CPU-bound (milliseconds a
+            // chunk, most of a second at the end of an utterance) and would hold Swift's cooperative
+            // pool (one thread per core), stalling every other request's reads, writes and timers.
+            // Awaiting the next chunk frees the thread.
+            group.addTask(executorPreference: BlockingExecutor.shared) {
                 var chunks = body.makeAsyncIterator()
                 var pending: [[UInt8]] = []
                 var pendingBytes = 0
@@ -61,43 +66,39 @@ struct UploadRecognition: Sendable {
                     throw busy
                 }
                 activity.leased()
-                let worker = RecognitionWorker()
+                var audio: (any RequestAudio)?
                 do {
-                    try await worker.start { try makeAudio(lease.recognizer) }
+                    let recognizing = try makeAudio(lease.recognizer)
+                    audio = recognizing
                     var lastPartial = ""
-                    let wantsPartials = onPartial != nil
-                    func feed(_ bytes: [UInt8]) async throws {
-                        let (text, audioTime) = try await worker.run { audio in
-                            try audio.consume(bytes)
-                            return (wantsPartials ? try audio.partialText() : nil, audio.audioTime)
-                        }
-                        activity.decoded(audioTime: audioTime)
-                        if let onPartial, let text, text != lastPartial {
+                    func feed(_ bytes: [UInt8]) throws {
+                        try recognizing.consume(bytes)
+                        activity.decoded(audioTime: recognizing.audioTime)
+                        if let onPartial, let text = try recognizing.partialText(), text != lastPartial {
                             lastPartial = text
-                            onPartial(text, audioTime)
+                            onPartial(text, recognizing.audioTime)
                         }
                     }
-                    for bytes in pending { try await feed(bytes) }
+                    for bytes in pending { try feed(bytes) }
                     pending = []
                     if !ended {
                         activity.startWaiting()
                         while let chunk = try await chunks.next() {
                             activity.stopWaiting()
-                            try await feed(Array(buffer: chunk))
+                            try feed(Array(buffer: chunk))
                             activity.startWaiting()
                         }
                         activity.stopWaiting()
                     }
                     try Task.checkCancellation()
                     let bodyEnded = ContinuousClock.now
-                    let (result, audioTime, audioBytes) = try await worker.run { audio in
-                        (try audio.finish(), audio.audioTime, audio.audioBytes)
-                    }
+                    let result = try recognizing.finish()
                     await pool.checkIn(lease)
                     return .recognized(
-                        result, audioTime: audioTime, audioBytes: audioBytes, finishing: .now - bodyEnded)
+                        result, audioTime: recognizing.audioTime, audioBytes: recognizing.audioBytes,
+                        finishing: .now - bodyEnded)
                 } catch {
-                    await worker.abandon()
+                    audio?.abandon()
                     await pool.checkIn(lease)
                     throw Self.serviceError(for: error)
                 }

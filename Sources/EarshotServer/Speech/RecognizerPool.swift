@@ -1,4 +1,3 @@
-import Dispatch
 import EarshotCore
 import EarshotRecognizer
 
@@ -73,13 +72,11 @@ public actor RecognizerPool {
         idle.append(lease)
     }
 
-    /// Loads on a dispatch thread: half a second of CPU and disk that must not hold Swift's
-    /// cooperative pool (see ``RecognitionWorker``).
+    /// Loads on the executor for blocking work: half a second of CPU and disk that must not hold
+    /// Swift's cooperative pool.
     private static func load(_ configuration: PocketSphinxConfiguration) async throws -> Lease {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { Lease(try PocketSphinxRecognizer(configuration: configuration)) })
-            }
+        try await withTaskExecutorPreference(BlockingExecutor.shared) {
+            Lease(try PocketSphinxRecognizer(configuration: configuration))
         }
     }
 }
