@@ -7,6 +7,11 @@
 #
 #   Fuzz/run.sh SECONDS TARGET…
 # Exits non-zero if any target found something.
+#
+# FUZZ_CPU_SECONDS=N also ends each run once the fuzzer has used N seconds of CPU (read from /proc every
+# few seconds; libFuzzer's own limits count wall-clock time, which at nice 19 on a shared machine says
+# little about the work done). The run is ended with SIGINT, on which libFuzzer prints its final
+# statistics; that ending is not a finding.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Swift's own crash backtracer reads the stack in a way ASan reports as an error of its own; libFuzzer
@@ -47,8 +52,31 @@ for target in "$@"; do
     echo "+ nice -n 19 $binary ${options[*]} $corpus ${seeds[*]}" >"$log"
     start=$(date +%s)
     /usr/bin/time -f "cpu_seconds=%U+%S wall_seconds=%e max_rss_kb=%M" -a -o "$log" \
-        nice -n 19 "$binary" "${options[@]}" "$corpus" "${seeds[@]}" >>"$log" 2>&1
+        nice -n 19 "$binary" "${options[@]}" "$corpus" "${seeds[@]}" >>"$log" 2>&1 &
+    timer=$!
+    stopped_for_cpu=0
+    if [[ -n ${FUZZ_CPU_SECONDS:-} ]]; then
+        # The fuzzer is the child of time(1); its CPU is fields 14 and 15 of /proc/PID/stat, in ticks.
+        ticks=$(getconf CLK_TCK)
+        while kill -0 "$timer" 2>/dev/null; do
+            sleep 5
+            fuzzer=$(pgrep -P "$timer" | head -n 1)
+            [[ -n $fuzzer ]] || continue
+            used=$(awk '{ print int(($14 + $15) / '"$ticks"') }' "/proc/$fuzzer/stat" 2>/dev/null || echo 0)
+            if (( used >= FUZZ_CPU_SECONDS )); then
+                stopped_for_cpu=1
+                kill -INT "$fuzzer"
+                break
+            fi
+        done
+    fi
+    wait "$timer"
     result=$?
+    # libFuzzer exits 72 after the SIGINT we sent: the CPU budget was reached, not a finding.
+    if [[ $stopped_for_cpu == 1 && $result == 72 ]]; then
+        echo "stopped after FUZZ_CPU_SECONDS=$FUZZ_CPU_SECONDS of CPU" >>"$log"
+        result=0
+    fi
     grep -E '^stat::|^cpu_seconds|^#[0-9]+ +DONE' "$log" | sed "s/^/  $target: /"
     if [[ $result -ne 0 ]]; then
         echo "  $target: FOUND A PROBLEM (exit $result) after $(( $(date +%s) - start ))s; input in $findings/, see $log" >&2
