@@ -7,11 +7,11 @@
 #   make notebooks  execute the notebooks in notebooks/ against the noisy corpus (built if missing)
 #   make models     fetch Silero VAD's weights (the default detector) into .earshot/models/ (never committed)
 
-# Debian packages: C libraries we link (audio files, resampling, recognition, and the codecs of the
+# Debian packages: C libraries we link (audio files, resampling (libsoxr, speexdsp), recognition, and the codecs of the
 # Speech API: Speex, Ogg, Opus, AMR-NB, FLAC; ALSA for live capture), the recognizer's model, the real recordings the tests
 # and demo use (pocketsphinx-testdata), and independent decoders the codec tests check us against
 # (sox with all its formats, speexdec from speex, ffmpeg).
-APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libpocketsphinx-dev libsphinxbase-dev \
+APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocketsphinx-dev libsphinxbase-dev \
 	pocketsphinx-en-us pocketsphinx-testdata libspeex-dev libogg-dev libopus-dev libopencore-amrnb-dev \
 	libflac-dev libfftw3-dev libopenblas-dev libasound2-dev sox libsox-fmt-all speex ffmpeg
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

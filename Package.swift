@@ -39,6 +39,7 @@ let package = Package(
         // System-library shims: a module map and pkg-config name each, no Swift.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
@@ -57,7 +58,7 @@ let package = Package(
         .target(
             name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile", "CALSA"],
             swiftSettings: strictSwift6),
-        .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP"], swiftSettings: strictSwift6),
+        .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP", "CSoxr"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotRecognizer", dependencies: ["EarshotCore", "CPocketSphinx"], swiftSettings: strictSwift6),
         .target(
@@ -179,7 +180,7 @@ let package = Package(
             name: "EarshotBenchmarks",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotLab", "EarshotTesting",
-                "EarshotClient", "CSndFile", "CSpeexDSP", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
+                "EarshotClient", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",

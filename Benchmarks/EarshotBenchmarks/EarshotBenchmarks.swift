@@ -63,34 +63,9 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // MARK: Resampler (blocks of 100 ms, as a live source delivers them)
+    // MARK: Resampler, each engine beside its C library called directly (see ResamplerBenchmarks)
 
-    for (rate, quality) in [(48_000, 4), (44_100, 4), (48_000, 10)] {
-        let format = try! AudioFormat(sampleRate: rate, channelCount: 1)
-        let blocks = Signal.blocks(of: Signal.whiteNoise(seconds: audioSeconds, format: format), frames: rate / 10)
-
-        Benchmark("Resampler \(rate / 1000)k→16k q\(quality)") { benchmark in
-            for _ in benchmark.scaledIterations {
-                let resampler = try Resampler(
-                    inputFormat: format, configuration: .init(sampleRate: 16_000, quality: quality))
-                var output = StageOutput<AudioBuffer>()
-                var frames = 0
-                for block in blocks {
-                    try resampler.process(block, into: &output)
-                    for buffer in output.items { frames += buffer.frameCount }
-                    output.removeAll()
-                }
-                try resampler.finish(into: &output)
-                blackHole(frames)
-            }
-        }
-
-        Benchmark("speexdsp direct \(rate / 1000)k→16k q\(quality)") { benchmark in
-            for _ in benchmark.scaledIterations {
-                blackHole(directResample(blocks, from: rate, quality: quality))
-            }
-        }
-    }
+    registerResamplerBenchmarks()
 
     // MARK: Allocations per buffer once warmed up (the hot-path promise of STYLE.md)
 
@@ -213,27 +188,6 @@ func directRead(_ path: String, channels: Int) -> Int {
         let got = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, 4096) }
         if got <= 0 { break }
         frames += Int(got)
-    }
-    return frames
-}
-
-/// speexdsp with no Earshot code: the floor the resampler is measured against.
-func directResample(_ blocks: [AudioBuffer], from rate: Int, quality: Int) -> Int {
-    var status: Int32 = 0
-    guard let state = speex_resampler_init(1, spx_uint32_t(rate), 16_000, Int32(quality), &status) else { return 0 }
-    defer { speex_resampler_destroy(state) }
-    speex_resampler_skip_zeros(state)
-    var out = [Float](repeating: 0, count: 4096)
-    var frames = 0
-    for block in blocks {
-        block.samples.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                var inLength = spx_uint32_t(input.count)
-                var outLength = spx_uint32_t(output.count)
-                speex_resampler_process_float(state, 0, input.baseAddress, &inLength, output.baseAddress, &outLength)
-                frames += Int(outLength)
-            }
-        }
     }
     return frames
 }

@@ -1,18 +1,18 @@
-import CSpeexDSP
 import EarshotCore
 
 /// Converts audio of any rate and channel count to mono at a working rate (16 or 8 kHz for speech),
-/// with speexdsp's windowed-sinc resampler.
+/// with libsoxr (the default) or speexdsp.
 ///
 /// Contract:
 /// - Input: buffers in the `inputFormat` given at creation, in stream order.
 /// - Output: mono buffers at `configuration.sampleRate`, stamped with media time at that rate.
 ///   Channels are averaged before resampling (cheaper than resampling each one).
-/// - Latency: none visible. The filter's delay (`speex_resampler_get_input_latency`, e.g. 24 input
-///   frames at quality 4 for 48→16 kHz) is removed with `speex_resampler_skip_zeros`, and `finish`
-///   flushes the tail with zeros, so output frame *k* is the input at time *k* / rate and a stream of
-///   *n* input frames gives exactly round(*n* × ratio) output frames.
-/// - When the rates already match, samples pass through untouched (downmixed if needed).
+/// - Latency: none visible. Each engine removes its filter's delay and `finish` flushes the tail, so
+///   output frame *k* is the input at time *k* / rate and a stream of *n* input frames gives exactly
+///   round(*n* × ratio) output frames.
+/// - When the rates already match, samples pass through untouched (downmixed if needed), whatever
+///   the engine.
+/// - Allocations: none per block once the buffers have grown to the largest block seen.
 public final class Resampler: AudioStage {
     public typealias Input = AudioBuffer
     public typealias Output = AudioBuffer
@@ -21,11 +21,15 @@ public final class Resampler: AudioStage {
     public struct Configuration: Sendable, Hashable {
         /// Output rate in Hz; speech recognizers work at 16 000 (wideband) or 8 000 (narrowband).
         public var sampleRate: Int
-        /// speexdsp quality, 0 (fastest) to 10 (best). 4 is speexdsp's own default, transparent for speech.
+        /// The library that converts the rate.
+        public var engine: Engine
+        /// speexdsp quality, 0 (fastest) to 10 (best); 4 is speexdsp's own default, transparent for
+        /// speech. Checked for every engine, used by speexdsp only (libsoxr runs its HQ recipe).
         public var quality: Int
 
-        public init(sampleRate: Int = 16_000, quality: Int = 4) {
+        public init(sampleRate: Int = 16_000, engine: Engine = .soxr, quality: Int = 4) {
             self.sampleRate = sampleRate
+            self.engine = engine
             self.quality = quality
         }
     }
@@ -34,8 +38,9 @@ public final class Resampler: AudioStage {
     public let outputFormat: AudioFormat
     public let configuration: Configuration
 
-    private let state: OpaquePointer?
+    private let engine: (any ResamplerEngine)?
     private var mono: [Float] = []
+    private var converted: [Float] = []
     private var output: AudioBuffer
     private var inputFrames: Int64 = 0
     private var outputFrames: Int64 = 0
@@ -51,31 +56,16 @@ public final class Resampler: AudioStage {
         self.inputFormat = inputFormat
         self.configuration = configuration
         output = AudioBuffer(format: outputFormat)
-        if inputFormat.sampleRate == configuration.sampleRate {
-            state = nil
-            return
+        let (from, to) = (inputFormat.sampleRate, configuration.sampleRate)
+        switch configuration.engine {
+        case _ where from == to: engine = nil
+        case .soxr: engine = try SoxrEngine(inputRate: from, outputRate: to)
+        case .speexdsp: engine = try SpeexResamplerEngine(inputRate: from, outputRate: to, quality: configuration.quality)
         }
-        var status: Int32 = 0
-        guard
-            let state = speex_resampler_init(
-                1, spx_uint32_t(inputFormat.sampleRate), spx_uint32_t(configuration.sampleRate),
-                Int32(configuration.quality), &status)
-        else {
-            throw EarshotError(
-                .invalidParameter,
-                "resampler: speexdsp refused \(inputFormat.sampleRate) → \(configuration.sampleRate) Hz (\(String(cString: speex_resampler_strerror(status))))"
-            )
-        }
-        speex_resampler_skip_zeros(state)
-        self.state = state
     }
 
-    deinit {
-        if let state { speex_resampler_destroy(state) }
-    }
-
-    /// Frames of input the filter holds back before they reach the output (0 when rates match).
-    public var inputLatency: Int { state.map { Int(speex_resampler_get_input_latency($0)) } ?? 0 }
+    /// Frames of input the filter holds back at this moment (0 when rates match).
+    public var inputLatency: Int { engine?.inputLatency ?? 0 }
 
     public func process(_ input: AudioBuffer, into sink: inout StageOutput<AudioBuffer>) throws {
         try input.requireFormat(inputFormat, stage: "resampler")
@@ -84,32 +74,34 @@ public final class Resampler: AudioStage {
         }
         guard !input.isEmpty else { return }
         inputFrames += Int64(input.frameCount)
-        if state == nil && inputFormat.channelCount == 1 {
+        if engine == nil && inputFormat.channelCount == 1 {
             emit(input.samples, into: &sink)
             return
         }
         downmix(input)
-        if state == nil {
+        if engine == nil {
             emit(mono, into: &sink)
         } else {
-            resample(frameCount: mono.count, into: &sink)
+            resample(into: &sink)
         }
     }
 
     public func finish(into sink: inout StageOutput<AudioBuffer>) throws {
-        guard let state, outputOrigin != nil else { return }
-        // Push zeros through until the output reaches the length the input implies, then stop there.
+        guard let engine, outputOrigin != nil else { return }
+        // Flush the filter until the output reaches the length the input implies, then stop there.
         let expected =
             (inputFrames * Int64(outputFormat.sampleRate) + Int64(inputFormat.sampleRate / 2))
             / Int64(inputFormat.sampleRate)
-        let flushFrames = Int(speex_resampler_get_input_latency(state)) + 1
-        mono.removeAll(keepingCapacity: true)
-        mono.append(contentsOf: repeatElement(0, count: flushFrames))
+        var produced = 0
         var rounds = 0
-        while outputFrames < expected && rounds < 8 {
-            resample(frameCount: flushFrames, into: &sink, limit: expected - outputFrames)
+        while outputFrames + Int64(produced) < expected && rounds < 16 {
+            reserve(produced + 4_096)
+            let count = converted.withUnsafeMutableBufferPointer { engine.drain(into: .init(rebasing: $0[produced...])) }
+            if count == 0 { break }
+            produced += count
             rounds += 1
         }
+        emitConverted(Int(min(Int64(produced), expected - outputFrames)), into: &sink)
     }
 
     /// Averages the channels of `input` into `mono`.
@@ -136,32 +128,40 @@ public final class Resampler: AudioStage {
         }
     }
 
-    /// Resamples the first `frameCount` frames of `mono` and emits the result (at most `limit` frames).
-    private func resample(frameCount: Int, into sink: inout StageOutput<AudioBuffer>, limit: Int64 = .max) {
-        guard let state else { return }
-        let capacity = frameCount * outputFormat.sampleRate / inputFormat.sampleRate + 64
-        output.samples.removeAll(keepingCapacity: true)
-        output.samples.append(contentsOf: repeatElement(0, count: capacity))
+    /// Resamples all of `mono` and emits what the engine released.
+    private func resample(into sink: inout StageOutput<AudioBuffer>) {
+        guard let engine else { return }
+        let frameCount = mono.count
+        reserve(frameCount * outputFormat.sampleRate / inputFormat.sampleRate + 256)
+        var consumed = 0
         var produced = 0
-        mono.withUnsafeBufferPointer { source in
-            output.samples.withUnsafeMutableBufferPointer { target in
-                var consumed = 0
-                while consumed < frameCount && produced < capacity {
-                    var inLength = spx_uint32_t(frameCount - consumed)
-                    var outLength = spx_uint32_t(capacity - produced)
-                    speex_resampler_process_float(
-                        state, 0, source.baseAddress! + consumed, &inLength, target.baseAddress! + produced, &outLength)
-                    consumed += Int(inLength)
-                    produced += Int(outLength)
-                    if inLength == 0 && outLength == 0 { break }
+        while consumed < frameCount {
+            // An engine that buffers (libsoxr works in blocks) may release more than this block's share.
+            if produced == converted.count { reserve(2 * converted.count) }
+            let (used, made) = mono.withUnsafeBufferPointer { source in
+                converted.withUnsafeMutableBufferPointer { target in
+                    engine.process(.init(rebasing: source[consumed...]), into: .init(rebasing: target[produced...]))
                 }
             }
+            consumed += used
+            produced += made
+            if used == 0 && made == 0 { break }
         }
-        produced = Int(min(Int64(produced), limit))
-        output.samples.removeLast(capacity - produced)
-        guard produced > 0 else { return }
+        emitConverted(produced, into: &sink)
+    }
+
+    /// Grows `converted` to hold at least `count` samples; it never shrinks, so steady state allocates nothing.
+    private func reserve(_ count: Int) {
+        if converted.count < count { converted.append(contentsOf: repeatElement(0, count: count - converted.count)) }
+    }
+
+    /// Emits the first `count` samples of `converted`.
+    private func emitConverted(_ count: Int, into sink: inout StageOutput<AudioBuffer>) {
+        guard count > 0 else { return }
+        output.samples.removeAll(keepingCapacity: true)
+        output.samples.append(contentsOf: converted[..<count])
         output.startFrame = outputOrigin! + outputFrames
-        outputFrames += Int64(produced)
+        outputFrames += Int64(count)
         sink.emit(output)
     }
 

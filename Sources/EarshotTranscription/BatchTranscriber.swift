@@ -147,7 +147,9 @@ public enum BatchTranscriber {
                 let chunker = try UtteranceChunker(configuration: settings.chunking)
                 var chain = try Resampler(
                     inputFormat: opened.source.format,
-                    configuration: .init(sampleRate: chunker.format.sampleRate, quality: settings.resamplerQuality)
+                    configuration: .init(
+                        sampleRate: chunker.format.sampleRate, engine: settings.resampler,
+                        quality: settings.resamplerQuality)
                 ).then(chunker)
                 var output = StageOutput<UtteranceChunk>()
                 var segmentCount = 0

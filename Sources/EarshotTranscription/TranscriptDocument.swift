@@ -12,6 +12,7 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     public var languageModel: String?
     public var dictionary: String?
     public var sampleRateHz: Int
+    public var resampler: String
     public var resamplerQuality: Int
     public var jobs: Int
     public var maxSegmentSeconds: Double
@@ -37,6 +38,7 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     private init(recognizer: String, settings: TranscriptionSettings) {
         self.recognizer = recognizer
         sampleRateHz = 16_000
+        resampler = settings.resampler.rawValue
         resamplerQuality = settings.resamplerQuality
         jobs = settings.jobs
         maxSegmentSeconds = settings.chunking.maxSegmentDuration
@@ -45,7 +47,7 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case recognizer, service, dictionary, jobs, detector
+        case recognizer, service, dictionary, jobs, detector, resampler
         case audioFormat = "audio_format"
         case acousticModel = "acoustic_model", languageModel = "language_model"
         case sampleRateHz = "sample_rate_hz", resamplerQuality = "resampler_quality"

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotDSP
 import EarshotVAD
 import Foundation
 
@@ -9,13 +10,15 @@ public struct TranscriptionSettings: Sendable, Hashable {
     public let jobs: Int
     /// Where recordings are cut into segments.
     public let chunking: UtteranceChunkerConfiguration
-    /// Resampler quality, 0 (fastest) to 10 (best), for inputs not at 16 kHz mono. Default 4.
+    /// The resampling library for inputs not at 16 kHz. Default libsoxr.
+    public let resampler: Resampler.Engine
+    /// speexdsp's resampler quality, 0 (fastest) to 10 (best), with ``resampler`` speexdsp. Default 4.
     public let resamplerQuality: Int
 
     /// Checks every value; throws `.invalidParameter` naming `jobs` or `resamplerQuality`.
     public init(
         jobs: Int = ProcessInfo.processInfo.activeProcessorCount, chunking: UtteranceChunkerConfiguration? = nil,
-        resamplerQuality: Int = 4
+        resampler: Resampler.Engine = .soxr, resamplerQuality: Int = 4
     ) throws {
         guard jobs >= 1 else {
             throw EarshotError(.invalidParameter, "jobs: expected at least 1, got \(jobs)")
@@ -25,6 +28,7 @@ public struct TranscriptionSettings: Sendable, Hashable {
         }
         self.jobs = jobs
         self.chunking = try chunking ?? UtteranceChunkerConfiguration()
+        self.resampler = resampler
         self.resamplerQuality = resamplerQuality
     }
 }

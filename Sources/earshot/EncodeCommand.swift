@@ -46,8 +46,7 @@ struct Encode: ParsableCommand {
     @Flag(help: "Speex: constant instead of variable bit rate.")
     var cbr = false
 
-    @Option(help: "Resampler quality, 0 (fastest) to 10 (best).")
-    var resamplerQuality: Int = 4
+    @OptionGroup var resampling: ResamplerOptions
 
     func run() throws {
         let codec = try resolvedFormat()
@@ -64,8 +63,7 @@ struct Encode: ParsableCommand {
         _ source: inout any AudioSource, with encoder: Encoder, to sink: CommandOutput
     ) throws {
         let resampler = try Resampler(
-            inputFormat: source.format,
-            configuration: .init(sampleRate: encoder.inputFormat.sampleRate, quality: resamplerQuality))
+            inputFormat: source.format, configuration: resampling.configuration(sampleRate: encoder.inputFormat.sampleRate))
         var chain = resampler.then(encoder)
         var packets = StageOutput<EncodedPacket>()
         while let buffer = try source.read() {

@@ -100,8 +100,7 @@ struct Transcribe: AsyncParsableCommand {
 
     @OptionGroup var vadModel: VADModelOptions
 
-    @Option(help: "Resampler quality, 0 (fastest) to 10 (best).")
-    var resamplerQuality: Int = 4
+    @OptionGroup var resampling: ResamplerOptions
 
     @OptionGroup var progressOptions: ProgressOptions
 
@@ -243,7 +242,7 @@ struct Transcribe: AsyncParsableCommand {
             chunking: UtteranceChunkerConfiguration(
                 maxSegmentDuration: maxSegmentDuration, minSegmentDuration: minSegmentDuration, detector: detector,
                 models: models),
-            resamplerQuality: resamplerQuality)
+            resampler: resampling.resampler, resamplerQuality: resampling.resamplerQuality)
         let (makeTranscriber, parameters) = try recognition(settings: settings)
         let files = files, layout = layout, format = format, several = files.count > 1, path = output
         let progressMode = progressOptions.progress
