@@ -115,9 +115,9 @@ struct EndpointDocument: Encodable {
         }
     }
 
-    var schemaVersion = JSONOutput.schemaVersion
+    var schemaVersion = JSONOutput.reportSchemaVersion
     var input: String
-    var parameters: [String: String]
+    var parameters: [String: ParameterValue]
     var events: [Event]
     var endpointSeconds: Double?
     var reason: String?
@@ -129,7 +129,7 @@ struct EndpointDocument: Encodable {
         case endpointSeconds = "endpoint_s"
     }
 
-    init(input: String, parameters: [String: String], events: [StageEvent]) {
+    init(input: String, parameters: [String: ParameterValue], events: [StageEvent]) {
         self.input = input
         self.parameters = parameters
         self.events = events.map { event in

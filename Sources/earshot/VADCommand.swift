@@ -161,8 +161,8 @@ struct VADDocument: Encodable {
         }
     }
 
-    var schemaVersion = JSONOutput.schemaVersion
-    var parameters: [String: String]
+    var schemaVersion = JSONOutput.reportSchemaVersion
+    var parameters: [String: ParameterValue]
     var files: [File]
 
     enum CodingKeys: String, CodingKey {
