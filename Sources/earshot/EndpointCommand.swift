@@ -16,7 +16,8 @@ struct Endpoint: ParsableCommand {
 
             Examples:
               earshot endpoint utterance.wav
-              earshot endpoint --endingSilence 0.5 --maxInitialSilence inf --format json utterance.wav
+              earshot endpoint --endingSilence 0.5 --maxInitialSilence inf --format json \\
+                  utterance.wav
               earshot endpoint --rule speech:1.0:0 --rule speech:0.4:4 long.wav
             """)
 

@@ -22,7 +22,8 @@ struct Eval: ParsableCommand {
 
             Examples:
               earshot eval corpora/build/noisy
-              earshot eval --detector spectral --format json --pr-curve corpora/build/noisy > eval.json
+              earshot eval --detector spectral --format json --pr-curve \\
+                  corpora/build/noisy > eval.json
               earshot eval --predictions preds/ corpora/build/real
             """)
 
@@ -69,8 +70,11 @@ struct Eval: ParsableCommand {
         help: "An endpoint within this many seconds of the label oracle's is on time. Default 0.1.")
     var onTimeTolerance: Double = OracleTiming.defaultTolerance
 
-    @Option(help: "Worker threads (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .customLong("jobs"), help: "Worker threads (default: the number of cores).")
+    var jobOption: Int?
+
+    /// `--jobs`, or the number of cores (optional to the parser, so help shows one default).
+    var jobs: Int { jobOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"

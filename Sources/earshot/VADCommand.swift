@@ -23,7 +23,8 @@ struct VAD: ParsableCommand {
 
             Examples:
               earshot vad talk.wav
-              earshot vad --detector energy --threshold 0.6 --format audacity talk.wav > labels.txt
+              earshot vad --detector energy --threshold 0.6 --format audacity talk.wav \\
+                  > labels.txt
               earshot vad --out preds/ corpus/*.wav
               earshot vad --kaldi-dir data/test recordings/*.wav
               earshot vad --format nemo talk.wav > segments.jsonl
