@@ -17,8 +17,8 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocket
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps models openai-client demo test bench fuzz format\
-	corpora notebooks
+.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps models openai-client interchange-readers demo test \
+	bench fuzz format corpora notebooks
 
 deps:
 	@dpkg -s $(APT_PACKAGES) >/dev/null 2>&1 || { \
@@ -35,7 +35,7 @@ demo: deps models
 # The service's tests run in a second pass: servers inside the test process need its cooperative
 # threads, which the CPU-bound suites (recognition, corpora) would otherwise hold for seconds at a time,
 # and the hardening suite's `earshot serve` runs with timeouts of a few seconds.
-test: deps corpora-deps notebook-deps models openai-client
+test: deps corpora-deps notebook-deps models openai-client interchange-readers
 	swift test --skip EarshotServerTests --skip ServeHardeningTests
 	swift test --skip-build --filter EarshotServerTests --filter ServeHardeningTests
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
@@ -144,10 +144,26 @@ VENV_PACKAGES := python3-venv python3-pip
 
 openai-client: $(VENV)/.openai-$(OPENAI_VERSION)
 
-$(VENV)/.openai-$(OPENAI_VERSION):
+$(VENV)/bin/python:
 	@dpkg -s $(VENV_PACKAGES) >/dev/null 2>&1 || { \
 		$(SUDO) apt-get update && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(VENV_PACKAGES); }
 	/usr/bin/python3 -m venv $(VENV)
+
+$(VENV)/.openai-$(OPENAI_VERSION): $(VENV)/bin/python
 	$(VENV)/bin/pip install --quiet openai==$(OPENAI_VERSION)
+	touch $@
+
+# The readers `earshot vad`'s interchange formats are checked with (VADCommandTests), in the same venv:
+# pyannote.database's RTTM loader (with pyannote.core, pandas, numpy, PyYAML; no torch) and kaldiio,
+# which cuts a Kaldi data directory's segments out of its wav.scp as Kaldi does (numpy only). NeMo
+# needs torch, so its manifest rules are checked by Tests/Python/nemo_manifest.py instead.
+PYANNOTE_DATABASE_VERSION := 6.1.1
+KALDIIO_VERSION := 2.18.1
+INTERCHANGE_STAMP := $(VENV)/.interchange-pyannote.database-$(PYANNOTE_DATABASE_VERSION)-kaldiio-$(KALDIIO_VERSION)
+
+interchange-readers: $(INTERCHANGE_STAMP)
+
+$(INTERCHANGE_STAMP): $(VENV)/bin/python
+	$(VENV)/bin/pip install --quiet pyannote.database==$(PYANNOTE_DATABASE_VERSION) kaldiio==$(KALDIIO_VERSION)
 	touch $@

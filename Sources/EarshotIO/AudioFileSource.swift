@@ -23,6 +23,8 @@ public final class AudioFileSource: AudioSource {
     public let blockFrames: Int
 
     private let handle: OpaquePointer
+    /// Whether `frameCount` is exact rather than an estimate (FLAC), so a shorter read is a truncation.
+    private let statesExactLength: Bool
     private var buffer: AudioBuffer
     private var position: Int64 = 0
 
@@ -30,10 +32,12 @@ public final class AudioFileSource: AudioSource {
     public convenience init(path: String, blockFrames: Int = 4096) throws {
         try InputPath.checkReadableFile(path)
         try WAVHeaderCheck.validate(path: path, name: path)
+        try MP3FrameCheck.validate(path: path, name: path)
+        try OggPageCheck.validate(path: path, name: path)
         try self.init(openedPath: path, name: path, blockFrames: blockFrames)
     }
 
-    /// Opens a path whose checks (``InputPath``, ``WAVHeaderCheck``) the caller has already made.
+    /// Opens a path whose checks (``InputPath``, ``WAVHeaderCheck``, ``MP3FrameCheck``, ``OggPageCheck``) the caller has already made.
     init(openedPath path: String, name: String, blockFrames: Int) throws {
         precondition(blockFrames > 0, "blockFrames must be positive")
         var info = SF_INFO()
@@ -56,6 +60,7 @@ public final class AudioFileSource: AudioSource {
         self.name = name
         self.blockFrames = blockFrames
         frameCount = info.frames
+        statesExactLength = info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC)
         containerName = SndFile.formatName(info.format & Int32(SF_FORMAT_TYPEMASK))
         encodingName = SndFile.formatName(info.format & Int32(SF_FORMAT_SUBMASK))
         buffer = AudioBuffer(format: format, samples: [Float](repeating: 0, count: blockFrames * format.channelCount))
@@ -80,8 +85,19 @@ public final class AudioFileSource: AudioSource {
         if got <= 0 {
             let status = sf_error(handle)
             if status != 0 {
+                // What libsndfile's decoders report mid-file (FLAC's "lost sync") is a cut or damaged file.
+                let of = frameCount > 0 && frameCount < Int64.max ? " of \(frameCount)" : ""
                 throw EarshotError(
-                    .invalidInput, "\(name): read failed after \(position) frames (\(SndFile.lastError(handle)))")
+                    .invalidInput,
+                    "\(name): truncated or damaged \(containerName): read failed after \(position)\(of) frames "
+                        + "(\(SndFile.lastError(handle))); expected a complete file")
+            }
+            // FLAC's STREAMINFO counts its samples exactly: a file cut at a frame boundary ends early.
+            if statesExactLength, frameCount > 0, position < frameCount {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(name): truncated \(containerName): its header states \(frameCount) frames but the file ends "
+                        + "after \(position); expected a complete file")
             }
             return nil
         }

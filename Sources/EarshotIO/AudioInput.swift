@@ -40,6 +40,8 @@ public enum AudioInput {
     private static func openFile(_ path: String, name: String, blockFrames: Int) throws -> any AudioSource {
         let prefix = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 512) } ?? Data()
         let hasUnknownLength = try WAVHeaderCheck.validate(path: path, name: name)
+        try MP3FrameCheck.validate(path: path, name: name)
+        try OggPageCheck.validate(path: path, name: name)
         switch CodecFormat.sniff(prefix) {
         case .amr: return try decode(path, name: name, as: .amr)
         case .oggSpeex: return try decode(path, name: name, as: .oggSpeex)

@@ -18,9 +18,11 @@ struct Bench: AsyncParsableCommand {
             It sends audio only to the --service URL given: use it on loopback or your own servers.
 
             Examples:
-              earshot bench --service http://127.0.0.1:8080/speech/v3/speechToText --app-key K --secret S \\
-                  --corpus corpora/real/sample --streams 1,2,4,8 --duration 30
-              earshot bench --embedded --corpus corpora/real/sample --streams 1,2,4 --json > embedded.json
+              earshot bench --service http://127.0.0.1:8080/speech/v3/speechToText \\
+                  --app-key K --secret S --corpus corpora/real/sample --streams 1,2,4,8 \\
+                  --duration 30
+              earshot bench --embedded --corpus corpora/real/sample --streams 1,2,4 \\
+                  --json > embedded.json
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions

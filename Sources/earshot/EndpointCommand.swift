@@ -16,7 +16,8 @@ struct Endpoint: ParsableCommand {
 
             Examples:
               earshot endpoint utterance.wav
-              earshot endpoint --endingSilence 0.5 --maxInitialSilence inf --format json utterance.wav
+              earshot endpoint --endingSilence 0.5 --maxInitialSilence inf --format json \\
+                  utterance.wav
               earshot endpoint --rule speech:1.0:0 --rule speech:0.4:4 long.wav
             """)
 
@@ -115,9 +116,9 @@ struct EndpointDocument: Encodable {
         }
     }
 
-    var schemaVersion = JSONOutput.schemaVersion
+    var schemaVersion = JSONOutput.reportSchemaVersion
     var input: String
-    var parameters: [String: String]
+    var parameters: [String: ParameterValue]
     var events: [Event]
     var endpointSeconds: Double?
     var reason: String?
@@ -129,7 +130,7 @@ struct EndpointDocument: Encodable {
         case endpointSeconds = "endpoint_s"
     }
 
-    init(input: String, parameters: [String: String], events: [StageEvent]) {
+    init(input: String, parameters: [String: ParameterValue], events: [StageEvent]) {
         self.input = input
         self.parameters = parameters
         self.events = events.map { event in

@@ -8,6 +8,7 @@ struct Eval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Score VAD detectors and the endpointer on a labelled corpus.",
+        usage: "earshot eval [--detector <detector> ...] [<options>] <corpus>",
         discussion: """
             For each detector: frame precision, recall, F1 and false-alarm rate on the 10 ms grid, \
             average precision of its probabilities, speech start/end boundary errors (mean and p90 of \
@@ -21,21 +22,28 @@ struct Eval: AsyncParsableCommand {
 
             Examples:
               earshot eval corpora/build/noisy
-              earshot eval --detector spectral --format json --pr-curve corpora/build/noisy > eval.json
+              earshot eval --detector spectral --format json --pr-curve \\
+                  corpora/build/noisy > eval.json
               earshot eval --predictions preds/ corpora/build/real
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 
+    // Optional only to the parser: `--detector` takes values up to the next option, so in
+    // `eval --detector spectral CORPUS` it takes the corpus too; `validate()` hands that back.
     @Argument(help: "A corpus folder holding manifest.jsonl.")
-    var corpus: String
+    var corpus: String?
 
     @Option(
-        parsing: .upToNextOption,
+        name: .customLong("detector"), parsing: .upToNextOption,
         help: ArgumentHelp(
             "Detectors to score (default: all; silero when its model is installed): "
-                + "\(DetectorKind.allCases.map(\.rawValue).joined(separator: ", "))."))
-    var detector: [DetectorKind] = []
+                + "\(DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "detector"))
+    var detectorNames: [String] = []
+
+    /// The detectors asked for, once `validate()` has checked the names.
+    var detector: [DetectorKind] { detectorNames.compactMap(DetectorKind.init(rawValue:)) }
 
     @OptionGroup var vadModel: VADModelOptions
 
@@ -62,22 +70,33 @@ struct Eval: AsyncParsableCommand {
         help: "An endpoint within this many seconds of the label oracle's is on time. Default 0.1.")
     var onTimeTolerance: Double = OracleTiming.defaultTolerance
 
-    @Option(help: "Worker threads (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .customLong("jobs"), help: "Worker threads (default: the number of cores).")
+    var jobOption: Int?
+
+    /// `--jobs`, or the number of cores (optional to the parser, so help shows one default).
+    var jobs: Int { jobOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        if corpus == nil, let last = detectorNames.last, DetectorKind(rawValue: last) == nil {
+            corpus = detectorNames.removeLast()
+        }
+        guard corpus != nil else { throw ValidationError("Missing expected argument '<corpus>'") }
+        for name in detectorNames where DetectorKind(rawValue: name) == nil {
+            let names = DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("--detector: unknown detector '\(name)'; expected one of \(names)")
+        }
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
         try OnTimeToleranceCheck.validate(onTimeTolerance)
     }
 
     func run() async throws {
         try CommandOutput.check(output)
-        let whole = try Corpus.load(directory: corpus)
+        let whole = try Corpus.load(directory: corpus ?? ".")
         let smoothingConfiguration = try smoothing.configuration()
         let endpointerConfiguration = try endpointing.configuration()
         let parameters = EvaluationSettings(smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)

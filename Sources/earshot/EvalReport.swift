@@ -163,14 +163,14 @@ struct EvalDocument: Encodable {
         }
     }
 
-    var schemaVersion = JSONOutput.schemaVersion
+    var schemaVersion = JSONOutput.reportSchemaVersion
     var corpus: String
     /// With `--group-by`: which subset (`noise=music`); nil for the whole corpus.
     var group: String?
     var files: Int
     var durationSeconds: Double
     var speechSeconds: Double
-    var parameters: [String: String]
+    var parameters: [String: ParameterValue]
     var detectors: [Detector]
 
     enum CodingKeys: String, CodingKey {
@@ -179,7 +179,7 @@ struct EvalDocument: Encodable {
     }
 
     init(
-        corpus: Corpus, parameters: [String: String], reports: [DetectorReport], includeCurve: Bool,
+        corpus: Corpus, parameters: [String: ParameterValue], reports: [DetectorReport], includeCurve: Bool,
         includeUtterances: Bool = false
     ) {
         self.corpus = corpus.directory
@@ -206,7 +206,7 @@ struct EvalDocument: Encodable {
 
 /// `earshot eval --group-by TAG --format json`: the whole corpus first, then one document per value.
 struct EvalGroups: Encodable {
-    var schemaVersion = JSONOutput.schemaVersion
+    var schemaVersion = JSONOutput.reportSchemaVersion
     var groups: [EvalDocument]
 
     enum CodingKeys: String, CodingKey {

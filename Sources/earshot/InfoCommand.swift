@@ -66,8 +66,8 @@ struct InfoDocument: Encodable {
     var input: InputDescription
     var frames: Int
     var durationSeconds: Double
-    var peakDBFS: Double?
-    var rmsDBFS: Double?
+    var peakDBFS: JSONOutput.Level
+    var rmsDBFS: JSONOutput.Level
     var clippedSamples: Int
 
     enum CodingKeys: String, CodingKey {

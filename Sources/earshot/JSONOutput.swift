@@ -7,6 +7,9 @@ import Foundation
 /// the unit in the field name, levels in dBFS with −∞ (silence) as null.
 enum JSONOutput {
     static let schemaVersion = 1
+    /// The `schema_version` of the reports with a `parameters` object (vad, endpoint, eval; sweep's is
+    /// `SweepTable.schemaVersion`): 2 since the parameters are typed (`0.5`, `true`) where 1 gave strings.
+    static let reportSchemaVersion = 2
 
     static func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
@@ -14,9 +17,18 @@ enum JSONOutput {
         return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
     }
 
-    /// A level for JSON: rounded to 0.01 dB, nil for silence.
-    static func decibels(_ value: Float) -> Double? {
-        value.isFinite ? (Double(value) * 100).rounded() / 100 : nil
+    /// A level for JSON: rounded to 0.01 dB; null for digital silence (−∞ dBFS), never left out.
+    struct Level: Encodable, Equatable {
+        var decibels: Double?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            if let decibels { try container.encode(decibels) } else { try container.encodeNil() }
+        }
+    }
+
+    static func decibels(_ value: Float) -> Level {
+        Level(decibels: value.isFinite ? (Double(value) * 100).rounded() / 100 : nil)
     }
 
     /// Seconds rounded to the millisecond, which is finer than any event we report.

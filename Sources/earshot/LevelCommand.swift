@@ -71,8 +71,8 @@ struct LevelDocument: Encodable {
     struct Window: Encodable {
         var startSeconds: Double
         var durationSeconds: Double
-        var rmsDBFS: Double?
-        var peakDBFS: Double?
+        var rmsDBFS: JSONOutput.Level
+        var peakDBFS: JSONOutput.Level
         var clipped: Int
 
         init(time: MediaTime, level: AudioLevel) {

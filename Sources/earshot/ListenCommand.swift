@@ -20,8 +20,10 @@ struct Listen: AsyncParsableCommand {
             Examples:
               earshot serve --credentials apps.txt &
               earshot listen --app-key KEY --secret SECRET
-              earshot listen --file talk.wav --realtime --app-key KEY --secret SECRET --partial-results
-              earshot listen --grammar Examples/grammars/cards.grxml --app-key KEY --secret SECRET
+              earshot listen --file talk.wav --realtime --app-key KEY --secret SECRET \\
+                  --partial-results
+              earshot listen --grammar Examples/grammars/cards.grxml \\
+                  --app-key KEY --secret SECRET
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions

@@ -18,7 +18,10 @@ struct Serve: AsyncParsableCommand {
             Examples:
               earshot serve
               earshot serve --port 8443 --credentials apps.txt
-              curl --include --data "client_id=$APP_KEY&client_secret=$SECRET_KEY&grant_type=client_credentials&scope=SPEECH" http://127.0.0.1:8080/oauth/token
+              curl --include --data "client_id=$APP_KEY" \\
+                  --data "client_secret=$SECRET_KEY" \\
+                  --data grant_type=client_credentials --data scope=SPEECH \\
+                  http://127.0.0.1:8080/oauth/token
             """
     )
 

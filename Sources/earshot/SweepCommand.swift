@@ -25,9 +25,11 @@ struct Sweep: AsyncParsableCommand {
             the grid take the values of the flags below (the SDK's defaults unless given).
 
             Examples:
-              earshot sweep corpora/build/noisy --grid endingSilence=0.2:1.2:0.05 -o sweep.csv
-              earshot sweep corpora/build/noisy --grid detector=energy,spectral --grid endingSilence=0.3,0.5,0.85 \\
-                --grid onsetThreshold=0.4,0.5,0.6 --format json -o sweep.json --resume
+              earshot sweep corpora/build/noisy --grid endingSilence=0.2:1.2:0.05 \\
+                  -o sweep.csv
+              earshot sweep corpora/build/noisy --grid detector=energy,spectral \\
+                  --grid endingSilence=0.3,0.5,0.85 --grid onsetThreshold=0.4,0.5,0.6 \\
+                  --format json -o sweep.json --resume
             """)
 
     @Argument(help: "A corpus folder holding manifest.jsonl.")
@@ -65,8 +67,11 @@ struct Sweep: AsyncParsableCommand {
         help: "An endpoint within this many seconds of the label oracle's is on time. Default 0.1.")
     var onTimeTolerance: Double = OracleTiming.defaultTolerance
 
-    @Option(help: "Worker threads (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .customLong("jobs"), help: "Worker threads (default: the number of cores).")
+    var jobOption: Int?
+
+    /// `--jobs`, or the number of cores (optional to the parser, so help shows one default).
+    var jobs: Int { jobOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }

@@ -61,7 +61,8 @@ struct Transcribe: AsyncParsableCommand {
               earshot transcribe --rate 8000 --encoding s16le call.raw
               earshot transcribe --service http://127.0.0.1:8080/speech/v3/speechToText \\
                   --app-key "$APP_KEY" --secret "$SECRET" --format srt meeting.flac
-              OPENAI_API_KEY=… earshot transcribe --service https://api.openai.com/v1/audio/transcriptions \\
+              OPENAI_API_KEY=… earshot transcribe \\
+                  --service https://api.openai.com/v1/audio/transcriptions \\
                   --model whisper-1 --format srt meeting.flac
             """
     )
@@ -80,8 +81,13 @@ struct Transcribe: AsyncParsableCommand {
     @Option(help: "Write one file per input into this directory (created if missing), named after the input.")
     var outputDir: String?
 
-    @Option(help: "Segments recognized at once, each by its own recognizer (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(
+        name: .customLong("jobs"),
+        help: "Segments recognized at once, each by its own recognizer (default: the number of cores).")
+    var jobOption: Int?
+
+    /// `--jobs`, or the number of cores (optional to the parser, so help shows one default).
+    var jobs: Int { jobOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(help: "Longest segment sent to the recognizer, in seconds (the SDK's maxRecordingTime).")
     var maxSegmentDuration: Double = 25

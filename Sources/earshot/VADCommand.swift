@@ -14,18 +14,27 @@ struct VAD: ParsableCommand {
             probabilities smoothed into speech segments (hysteresis, minimum durations, padding, hangover).
 
             Formats: csv (start,end per segment, seconds), json, rttm, audacity (a label track), probs \
-            (one probability per line; line i covers [10·i, 10·(i+1)) ms whatever the detector's hop). \
-            Several files go to one json or rttm document; with --out DIR every FILE NAME.wav gives \
-            DIR/NAME.csv and DIR/NAME.prob, as `earshot eval --predictions DIR` reads them.
+            (one probability per line; line i covers [10·i, 10·(i+1)) ms whatever the detector's hop), \
+            segments (Kaldi's: utt rec start end; rec is the RTTM id) and nemo (a NeMo manifest: one \
+            JSON line per segment with audio_filepath, offset and duration). Several files go to one \
+            json, rttm, segments or nemo document; with --out DIR every FILE NAME.wav gives \
+            DIR/NAME.csv and DIR/NAME.prob, as `earshot eval --predictions DIR` reads them; \
+            --kaldi-dir DIR writes a Kaldi data directory (segments, wav.scp, utt2spk, spk2utt).
 
             Examples:
               earshot vad talk.wav
-              earshot vad --detector energy --threshold 0.6 --format audacity talk.wav > labels.txt
+              earshot vad --detector energy --threshold 0.6 --format audacity talk.wav \\
+                  > labels.txt
               earshot vad --out preds/ corpus/*.wav
+              earshot vad --kaldi-dir data/test recordings/*.wav
+              earshot vad --format nemo talk.wav > segments.jsonl
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case csv, json, rttm, audacity, probs
+        case csv, json, rttm, audacity, probs, segments, nemo
+
+        /// Formats that hold several files in one document.
+        var holdsSeveralFiles: Bool { [.json, .rttm, .segments, .nemo].contains(self) }
     }
 
     @Argument(help: "Audio files to read, or - for standard input.")
@@ -40,7 +49,7 @@ struct VAD: ParsableCommand {
 
     @OptionGroup var smoothing: SmoothingOptions
 
-    @Option(name: .shortAndLong, help: "Output format: csv, json, rttm, audacity or probs.")
+    @Option(name: .shortAndLong, help: "Output format: csv, json, rttm, audacity, probs, segments or nemo.")
     var format: Format = .csv
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
@@ -49,17 +58,32 @@ struct VAD: ParsableCommand {
     @Option(help: "Write DIR/NAME.csv and DIR/NAME.prob for each input NAME.wav instead of one output.")
     var out: String?
 
+    @Option(
+        name: .customLong("kaldi-dir"),
+        help: "Write a Kaldi data directory here (segments, wav.scp, utt2spk, spk2utt) instead of one output.")
+    var kaldiDirectory: String?
+
     @OptionGroup var progressOptions: ProgressOptions
 
     func validate() throws {
-        if out == nil, files.count > 1, ![.json, .rttm].contains(format) {
-            throw ValidationError("several files need --out DIR, or --format json or rttm")
+        let destinations = [out != nil, kaldiDirectory != nil, output != "-"].filter { $0 }.count
+        if destinations > 1 { throw ValidationError("give one of --out DIR, --kaldi-dir DIR and --output FILE") }
+        if out == nil, kaldiDirectory == nil, files.count > 1, !format.holdsSeveralFiles {
+            throw ValidationError(
+                "several files need --out DIR or --kaldi-dir DIR, or --format json, rttm, segments or nemo")
         }
-        if out != nil, output != "-" { throw ValidationError("give either --out DIR or --output FILE, not both") }
-        if out != nil || (format == .rttm && files.count > 1) {
-            let inOut = out != nil
+        // NeMo and wav.scp name the audio file for a later reader: standard input has no name to give.
+        if kaldiDirectory != nil || (out == nil && format == .nemo), files.contains(InputPath.standardStream) {
+            let what = kaldiDirectory != nil ? "--kaldi-dir" : "--format nemo"
+            throw ValidationError("\(what) names each audio file for the tools that read it; give files, not - (stdin)")
+        }
+        if out != nil {
             try InputLayoutOptions.requireDistinct(files, by: InputLayoutOptions.stem) {
-                inOut ? "would both be written to \($0).csv in --out" : "would share the RTTM id \($0)"
+                "would both be written to \($0).csv in --out"
+            }
+        } else if kaldiDirectory != nil || ([.rttm, .segments].contains(format) && files.count > 1) {
+            try InputLayoutOptions.requireDistinct(files, by: InputLayoutOptions.stem) {
+                "would share the recording id \(RTTM.escaped($0))"
             }
         }
     }
@@ -67,6 +91,12 @@ struct VAD: ParsableCommand {
     func run() throws {
         try CommandOutput.check(output)
         if let out { try CommandOutput.makeDirectory(out, option: "--out") }
+        if let kaldiDirectory { try CommandOutput.makeDirectory(kaldiDirectory, option: "--kaldi-dir") }
+        if kaldiDirectory != nil || format == .nemo {
+            for file in files where file != InputPath.standardStream {
+                try KaldiDataDirectory.checkPath(Self.absolute(file))
+            }
+        }
         let smoothingConfiguration = try smoothing.configuration()
         let (detector, models) = try vadModel.resolve(detector)
         var analyses: [Analysis] = []
@@ -85,11 +115,17 @@ struct VAD: ParsableCommand {
                 failures += 1
             }
         }
-        if out == nil { try writeDocument(analyses, detector: detector, smoothing: smoothingConfiguration) }
+        if let kaldiDirectory {
+            try writeKaldiDirectory(analyses, into: kaldiDirectory)
+        } else if out == nil {
+            try writeDocument(analyses, detector: detector, smoothing: smoothingConfiguration)
+        }
         if failures > 0 { throw ExitCode(ExitStatus.partialBatch.rawValue) }
     }
 
     struct Analysis {
+        /// The argument it came from (a path, or - for standard input).
+        var file: String
         var name: String
         var duration: Double
         var track: DetectorTrack
@@ -112,7 +148,8 @@ struct VAD: ParsableCommand {
             LabeledSegment(start: $0.lowerBound.seconds, end: min($0.upperBound.seconds, duration))
         }
         return Analysis(
-            name: InputLayoutOptions.displayName(file), duration: duration, track: track, segments: segments)
+            file: file, name: InputLayoutOptions.displayName(file), duration: duration, track: track, segments: segments
+        )
     }
 
     func writeFiles(_ analysis: Analysis, into directory: String) throws {
@@ -132,6 +169,12 @@ struct VAD: ParsableCommand {
             try output.write(try JSONOutput.encode(VADDocument(detector: detector, smoothing: smoothing, analyses)))
         case .probs:
             try output.write(Self.probabilityLines(analyses.first?.gridProbabilities ?? []))
+        case .segments:
+            try output.write(try Self.kaldiDirectory(analyses).segmentsText)
+        case .nemo:
+            for analysis in analyses {
+                try output.write(NeMoManifest.text(for: analysis.segments, audioPath: Self.absolute(analysis.file)))
+            }
         case .csv, .rttm, .audacity:
             let segmentFormat = SegmentFormat(rawValue: format.rawValue)!
             for analysis in analyses {
@@ -140,6 +183,29 @@ struct VAD: ParsableCommand {
             }
         }
         try output.commit()
+    }
+
+    /// Every file of the data directory appears only when all four are complete.
+    func writeKaldiDirectory(_ analyses: [Analysis], into directory: String) throws {
+        let outputs = try Self.kaldiDirectory(analyses).files.map { file in
+            let output = try CommandOutput(path: directory + "/" + file.name)
+            try output.write(file.text)
+            return output
+        }
+        for output in outputs { try output.commit() }
+    }
+
+    static func kaldiDirectory(_ analyses: [Analysis]) throws -> KaldiDataDirectory {
+        try KaldiDataDirectory(
+            analyses.map {
+                KaldiDataDirectory.Recording(
+                    fileID: RTTM.fileID(forPath: $0.name), path: absolute($0.file), segments: $0.segments)
+            })
+    }
+
+    /// The absolute path a manifest gives for an input, so that it reads the same from any folder.
+    static func absolute(_ file: String) -> String {
+        file == InputPath.standardStream ? "stdin" : URL(fileURLWithPath: file).standardizedFileURL.path
     }
 
     static func probabilityLines(_ values: [Float]) -> String {
@@ -161,8 +227,8 @@ struct VADDocument: Encodable {
         }
     }
 
-    var schemaVersion = JSONOutput.schemaVersion
-    var parameters: [String: String]
+    var schemaVersion = JSONOutput.reportSchemaVersion
+    var parameters: [String: ParameterValue]
     var files: [File]
 
     enum CodingKeys: String, CodingKey {

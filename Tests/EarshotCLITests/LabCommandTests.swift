@@ -50,8 +50,8 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         switch format {
         case "json":
             let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
-            #expect(document["schema_version"] as? Int == 1)
-            #expect((document["parameters"] as? [String: String])?["detector"] == "spectral")
+            #expect(document["schema_version"] as? Int == 2)
+            #expect((document["parameters"] as? [String: Any])?["detector"] as? String == "spectral")
             let files = try #require(document["files"] as? [[String: Any]])
             #expect((files.first?["segments"] as? [[String: Double]])?.first?["start_s"] != nil)
         case "rttm": #expect(result.output.hasPrefix("SPEAKER syn-015 1 "))

@@ -68,29 +68,33 @@ public struct EvaluationSettings: Sendable {
 
     /// The effective values, by their one name (Swift property, CLI flag, sweep parameter), for the
     /// `parameters` object of every JSON report.
-    public var parameters: [String: String] {
+    public var parameters: [String: ParameterValue] {
         [
-            "detector": detector.rawValue,
-            "onsetThreshold": SweepValue.number(Double(smoothing.onsetThreshold)).description,
-            "offsetThreshold": SweepValue.number(Double(smoothing.offsetThreshold)).description,
-            "minSpeechDuration": SweepValue.number(smoothing.minSpeechDuration).description,
-            "minSilenceDuration": SweepValue.number(smoothing.minSilenceDuration).description,
-            "speechPadBefore": SweepValue.number(smoothing.speechPadBefore).description,
-            "speechPadAfter": SweepValue.number(smoothing.speechPadAfter).description,
-            "hangover": SweepValue.number(smoothing.hangover).description,
-            "maxInitialSilence": SweepValue.number(endpointer.maxInitialSilence).description,
-            "endingSilence": SweepValue.number(endpointer.endingSilence).description,
-            "minRecordingTime": SweepValue.number(endpointer.minRecordingTime).description,
-            "maxRecordingTime": SweepValue.number(endpointer.maxRecordingTime).description,
-            "cancelWhenSilent": String(endpointer.cancelWhenSilent),
-            "endingSilenceThreshold": SweepValue.number(Double(endpointer.endingSilenceThreshold)).description,
+            "detector": .name(detector.rawValue),
+            "onsetThreshold": .number(Self.decimal(smoothing.onsetThreshold)),
+            "offsetThreshold": .number(Self.decimal(smoothing.offsetThreshold)),
+            "minSpeechDuration": .number(smoothing.minSpeechDuration),
+            "minSilenceDuration": .number(smoothing.minSilenceDuration),
+            "speechPadBefore": .number(smoothing.speechPadBefore),
+            "speechPadAfter": .number(smoothing.speechPadAfter),
+            "hangover": .number(smoothing.hangover),
+            "maxInitialSilence": .number(endpointer.maxInitialSilence),
+            "endingSilence": .number(endpointer.endingSilence),
+            "minRecordingTime": .number(endpointer.minRecordingTime),
+            "maxRecordingTime": .number(endpointer.maxRecordingTime),
+            "cancelWhenSilent": .flag(endpointer.cancelWhenSilent),
+            "endingSilenceThreshold": .number(Self.decimal(endpointer.endingSilenceThreshold)),
             // In the CLI's --rule notation; empty when the endingSilence rule is in force.
-            "rules": endpointer.rules.map { rule in
-                [
-                    rule.requiresSpeech ? "speech" : "any", SweepValue.format(rule.minTrailingSilence),
-                    SweepValue.format(rule.minUtteranceLength),
-                ].joined(separator: ":")
-            }.joined(separator: " "),
+            "rules": .name(
+                endpointer.rules.map { rule in
+                    [
+                        rule.requiresSpeech ? "speech" : "any", SweepValue.format(rule.minTrailingSilence),
+                        SweepValue.format(rule.minUtteranceLength),
+                    ].joined(separator: ":")
+                }.joined(separator: " ")),
         ]
     }
+
+    /// A Float setting as the decimal it was given as (0.35, not 0.3499999940395355).
+    static func decimal(_ value: Float) -> Double { Double(value.description) ?? Double(value) }
 }

@@ -90,11 +90,15 @@ public struct SweepTable: Sendable {
 
     // MARK: JSON
 
+    /// The JSON document's `schema_version`: 2 since `parameters` holds typed values (numbers, booleans)
+    /// where 1 held strings. `--resume` reads both: only the rows are read back.
+    public static let schemaVersion = 2
+
     struct Document: Codable {
         var schemaVersion: Int
         var grid: [String: [String]]
         var gridOrder: [String]
-        var parameters: [String: String]
+        var parameters: [String: ParameterValue]
         var rows: [Row]
 
         struct Row: Codable {
@@ -111,9 +115,9 @@ public struct SweepTable: Sendable {
     }
 
     /// The JSON document; `parameters` records the fixed settings the grid did not vary.
-    public func json(parameters: [String: String]) throws -> String {
+    public func json(parameters: [String: ParameterValue]) throws -> String {
         let document = Document(
-            schemaVersion: 1,
+            schemaVersion: Self.schemaVersion,
             grid: Dictionary(
                 uniqueKeysWithValues: grid.axes.map { ($0.parameter.rawValue, $0.values.map(\.description)) }),
             gridOrder: grid.axes.map(\.parameter.rawValue), parameters: parameters,

@@ -1,0 +1,27 @@
+import EarshotCore
+import Foundation
+
+/// Speech segments as a NeMo manifest (JSON Lines): one object per segment with `audio_filepath`,
+/// `offset` and `duration` in seconds, as NeMo's ASR datasets and `transcribe_speech.py` read a segment
+/// of a longer recording.
+///
+/// NeMo's manifest reader requires an audio key (`audio_filepath`) and `duration` on every line, takes
+/// `offset` when present, and joins a relative path that has a folder to the manifest's own folder, so
+/// the writer is given absolute paths. `text` is left out: it is the reference transcript, which a VAD
+/// does not know (NeMo reads a missing one as "").
+public enum NeMoManifest {
+    /// One line per segment, in the order given; numbers with three decimals.
+    public static func text(for segments: [LabeledSegment], audioPath: String) -> String {
+        let path = JSONText.quoted(audioPath)
+        return segments.map { segment in
+            // Both from the millisecond-rounded bounds, so offset + duration is the rounded end.
+            let start = Int((segment.start * 1000).rounded()), end = Int((segment.end * 1000).rounded())
+            return "{\"audio_filepath\": \(path), \"offset\": \(milliseconds(start)), "
+                + "\"duration\": \(milliseconds(end - start))}\n"
+        }.joined()
+    }
+
+    static func milliseconds(_ value: Int) -> String {
+        SegmentFormat.seconds(Double(value) / 1000)
+    }
+}
