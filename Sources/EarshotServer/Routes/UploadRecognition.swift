@@ -8,6 +8,8 @@ import Hummingbird
 struct UploadRecognition: Sendable {
     let pool: RecognizerPool
     let configuration: ServiceConfiguration
+    /// Counts the audio recognized.
+    let metrics: ServiceMetrics
 
     /// Makes what a request's body is fed to, once a recognizer is lent to it.
     typealias AudioFactory = @Sendable (PocketSphinxRecognizer) throws -> any RequestAudio
@@ -36,6 +38,7 @@ struct UploadRecognition: Sendable {
     ) async throws -> Outcome {
         let activity = ActivityClock(rules: configuration.uploadRules)
         let pool = self.pool
+        let metrics = self.metrics
         let threshold = configuration.leaseThreshold
         let retryAfter = configuration.retryAfterSeconds
         let poll = min(configuration.readTimeout / 4, .milliseconds(250))
@@ -94,6 +97,7 @@ struct UploadRecognition: Sendable {
                         (try audio.finish(), audio.audioTime, audio.audioBytes)
                     }
                     await pool.checkIn(lease)
+                    metrics.recognized(audioSeconds: audioTime)
                     return .recognized(
                         result, audioTime: audioTime, audioBytes: audioBytes, finishing: .now - bodyEnded)
                 } catch {
