@@ -67,7 +67,9 @@ import Testing
                 """
             _ = try directory.write(Array(main.utf8), to: "nginx.conf")
             nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-            nginx.arguments = ["-e", directory.file("error.log"), "-p", directory.path, "-c", directory.file("nginx.conf")]
+            nginx.arguments = [
+                "-e", directory.file("error.log"), "-p", directory.path, "-c", directory.file("nginx.conf"),
+            ]
             nginx.standardOutput = FileHandle.nullDevice
             nginx.standardError = FileHandle.nullDevice
             try nginx.run()

@@ -146,7 +146,8 @@ import Testing
         try await first.stop()
         // Another instance (or the same one restarted) with the key: the client is still signed in.
         let second = try await RunningService.start(secret: first.appSecret) { $0.tokenKey = key }
-        #expect(second.service.authority.authorize(accessToken: access, for: .speech) == .authorized(clientID: "test-app"))
+        #expect(
+            second.service.authority.authorize(accessToken: access, for: .speech) == .authorized(clientID: "test-app"))
         let traded = try await post(
             second,
             "client_id=test-app&client_secret=\(second.appSecret)&grant_type=refresh_token&refresh_token=\(refresh)")

@@ -152,7 +152,8 @@ enum LoopbackClient {
     }
 
     private static func exchange(
-        method: String, port: Int, path: String, headers: [(String, String)], body: [UInt8], framing: Framing, closeAfter: Int?,
+        method: String, port: Int, path: String, headers: [(String, String)], body: [UInt8], framing: Framing,
+        closeAfter: Int?,
         halfClose: Bool, holdAfter: Int?
     ) throws -> HTTPReply {
         let socket = try connect(port: port)

@@ -46,7 +46,8 @@ struct TokenIssuerTests {
             clientID: "app", clientSecret: "s3cret", scope: "SPEECH", now: start, using: &random)
         // A second instance, or this one after a restart, started with the same key.
         let sameKey = issuer(key: key)
-        #expect(sameKey.authorize(accessToken: grant.accessToken, for: .speech, now: start) == .authorized(clientID: "app"))
+        #expect(
+            sameKey.authorize(accessToken: grant.accessToken, for: .speech, now: start) == .authorized(clientID: "app"))
         _ = try sameKey.refresh(
             clientID: "app", clientSecret: "s3cret", refreshToken: grant.refreshToken, now: start, using: &random)
         let otherKey = issuer(key: .random())
@@ -84,13 +85,15 @@ struct TokenIssuerTests {
                 == .authorized(clientID: "app"))
         #expect(issuer.authorize(accessToken: grant.accessToken, for: .speech, now: start + 60) == .expired)
         #expect(
-            issuer.authorize(accessToken: "0123456789abcdef0123456789abcdef", for: .speech, now: start) == .unknownToken)
+            issuer.authorize(accessToken: "0123456789abcdef0123456789abcdef", for: .speech, now: start) == .unknownToken
+        )
     }
 
     @Test func aTokenOpensOnlyTheServicesOfItsScope() throws {
         let issuer = issuer()
         var random = CountingGenerator()
-        let custom = try issuer.issue(clientID: "app", clientSecret: "s3cret", scope: "STTC", now: start, using: &random)
+        let custom = try issuer.issue(
+            clientID: "app", clientSecret: "s3cret", scope: "STTC", now: start, using: &random)
         #expect(
             issuer.authorize(accessToken: custom.accessToken, for: .speech, now: start)
                 == .wrongScope(.speechToTextCustom))
@@ -253,7 +256,8 @@ struct TokenKeyTests {
         }
         let fromRaw = try TokenKey(fileContents: raw, origin: "k")
         // The same key: a token one signs, the other accepts.
-        let token = SignedToken(kind: .access, clientID: "app", scope: .speech, expiry: 1, id: "i").encoded(with: fromHex)
+        let token = SignedToken(kind: .access, clientID: "app", scope: .speech, expiry: 1, id: "i").encoded(
+            with: fromHex)
         #expect(SignedToken(decoding: token, with: fromRaw)?.clientID == "app")
     }
 
@@ -278,7 +282,9 @@ struct TokenKeyTests {
         try Data(hex.utf8).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
         let error = #expect(throws: EarshotError.self) { try TokenKey(contentsOfFile: path) }
-        #expect(error?.message == "\(path): the token key file may be read or written by other users (mode 644); chmod 600 it")
+        #expect(
+            error?.message
+                == "\(path): the token key file may be read or written by other users (mode 644); chmod 600 it")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         _ = try TokenKey(contentsOfFile: path)
         let missing = #expect(throws: EarshotError.self) { try TokenKey(contentsOfFile: path + ".missing") }

@@ -56,7 +56,8 @@ public struct SignedToken: Sendable, Hashable {
         // Encoding five strings and an integer cannot fail.
         let json = (try? encoder.encode(claims)) ?? Data()
         let signed = Self.prefix + Self.base64URL(json)
-        return signed + "." + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Data(signed.utf8), using: key.key)))
+        return signed + "."
+            + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Data(signed.utf8), using: key.key)))
     }
 
     /// The token `text` holds, or nil unless it is one signed with `key`. The signature is checked
@@ -64,7 +65,8 @@ public struct SignedToken: Sendable, Hashable {
     public init?(decoding text: String, with key: TokenKey) {
         guard text.utf8.count <= Self.maximumLength, text.hasPrefix(Self.prefix) else { return nil }
         let parts = text.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let json = Self.data(base64URL: parts[0]), let signature = Self.data(base64URL: parts[1]),
+        guard parts.count == 2, let json = Self.data(base64URL: parts[0]),
+            let signature = Self.data(base64URL: parts[1]),
             HMAC<SHA256>.isValidAuthenticationCode(
                 signature, authenticating: Data((Self.prefix + parts[0]).utf8), using: key.key),
             let claims = try? JSONDecoder().decode(Claims.self, from: json), let kind = Kind(rawValue: claims.typ),
@@ -79,8 +81,11 @@ public struct SignedToken: Sendable, Hashable {
     }
 
     static func data(base64URL text: Substring) -> Data? {
-        guard text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0)
-            || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        guard
+            text.utf8.allSatisfy({
+                $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0)
+                    || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)

@@ -123,7 +123,8 @@ public struct TokenIssuer: Sendable {
     private func grant(
         clientID: String, scope: OAuthScope, now: Date, using generator: inout some RandomNumberGenerator
     ) -> Grant {
-        let issued = Int64(now.timeIntervalSince1970.rounded(.down))
+        // Whole seconds, rounded up: a token never dies before the `expires_in` its client was told.
+        let issued = Int64(now.timeIntervalSince1970.rounded(.up))
         let access = SignedToken(
             kind: .access, clientID: clientID, scope: scope,
             expiry: issued + lifetimes.accessToken.components.seconds, id: Self.randomHex(bytes: 16, using: &generator))

@@ -40,7 +40,8 @@ public struct TokenKey: Sendable {
             )
         }
         guard material.count <= 1_024 else {
-            throw EarshotError(.invalidInput, "\(origin): the token key is longer than 1 024 bytes; is this the right file?")
+            throw EarshotError(
+                .invalidInput, "\(origin): the token key is longer than 1 024 bytes; is this the right file?")
         }
         guard Set(material).count >= 16 else {
             throw EarshotError(
