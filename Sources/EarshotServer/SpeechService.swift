@@ -35,7 +35,7 @@ public struct SpeechService: Sendable {
     }
 
     /// What runs the service under a `ServiceGroup`, in order: the Hummingbird application, then the
-    /// drain that marks it unready when graceful shutdown begins (see ``ServiceDrain``). Loads
+    /// drain that marks it unready when graceful shutdown begins (`ServiceDrain`). Loads
     /// `preloadedRecognizers` first (throws if the model cannot be loaded); `onListening` receives the
     /// bound port (useful with port 0).
     public func makeServices(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
