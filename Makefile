@@ -10,10 +10,11 @@
 # Debian packages: C libraries we link (audio files, resampling (libsoxr, speexdsp), recognition, and the codecs of the
 # Speech API: Speex, Ogg, Opus, AMR-NB, FLAC; ALSA for live capture), the recognizer's model, the real recordings the tests
 # and demo use (pocketsphinx-testdata), and independent decoders the codec tests check us against
-# (sox with all its formats, speexdec from speex, ffmpeg).
+# (sox with all its formats, speexdec from speex, ffmpeg), and nginx, which the scale-out tests put in front
+# of two instances of the service (with its example configuration, Examples/nginx/).
 APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocketsphinx-dev libsphinxbase-dev \
 	pocketsphinx-en-us pocketsphinx-testdata libspeex-dev libogg-dev libopus-dev libopencore-amrnb-dev \
-	libflac-dev libfftw3-dev libopenblas-dev libasound2-dev sox libsox-fmt-all speex ffmpeg
+	libflac-dev libfftw3-dev libopenblas-dev libasound2-dev sox libsox-fmt-all speex ffmpeg nginx-light
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
@@ -34,10 +35,11 @@ demo: deps models
 # The official openai Python client drives the service's OpenAI-compatible API in the tests.
 # The service's tests run in a second pass: servers inside the test process need its cooperative
 # threads, which the CPU-bound suites (recognition, corpora) would otherwise hold for seconds at a time,
-# and the hardening suite's `earshot serve` runs with timeouts of a few seconds.
+# and the suites that start `earshot serve` (hardening with timeouts of a few seconds, and the nginx
+# scale-out suite, whose instances recognize while the test waits on them) need the cores too.
 test: deps corpora-deps notebook-deps models openai-client interchange-readers
-	swift test --skip EarshotServerTests --skip ServeHardeningTests
-	swift test --skip-build --filter EarshotServerTests --filter ServeHardeningTests
+	swift test --skip EarshotServerTests --skip ServeHardeningTests --skip NginxScaleOutTests
+	swift test --skip-build --filter EarshotServerTests --filter ServeHardeningTests --filter NginxScaleOutTests
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
 
 # Micro-benchmarks (saved as the package-benchmark baseline "default": compare a later change with

@@ -16,9 +16,10 @@ public struct ServiceConfiguration: Sendable {
     /// Static keys accepted as Bearer tokens beside the issued ones (none by default).
     public var apiKeys = APIKeys()
     /// Access tokens two hours, refresh tokens a day, as in section 3.5.
-    public var tokenLifetimes: TokenStore.Lifetimes
-    /// The most live tokens of each kind one app may hold; its oldest are dropped beyond.
-    public var maxTokensPerClient: Int
+    public var tokenLifetimes: TokenIssuer.Lifetimes
+    /// Signs and checks tokens; instances that share it accept each other's tokens. Random by default,
+    /// so tokens last as long as the process.
+    public var tokenKey: TokenKey
     /// Failed token requests allowed per app key and per client address within a window (429 beyond).
     public var failedTokenRequests: Int
     /// The window over which failed token requests are counted.
@@ -44,6 +45,9 @@ public struct ServiceConfiguration: Sendable {
     public var recognizerCount: Int
     /// Recognizers loaded at start, so the first requests do not wait for the model.
     public var preloadedRecognizers: Int
+    /// How long after SIGTERM (or SIGINT) `/health` answers 503 while requests are still accepted,
+    /// before the listener closes; zero closes it at once. In-flight requests finish either way.
+    public var drainDelay: Duration = .zero
     /// The seconds `Retry-After` suggests when every recognizer is busy.
     public var retryAfterSeconds: Int
     /// The realm of the `WWW-Authenticate` challenge.
@@ -53,7 +57,7 @@ public struct ServiceConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, credentials: Credentials,
-        tokenLifetimes: TokenStore.Lifetimes = .init(), maxTokensPerClient: Int = 100, failedTokenRequests: Int = 10,
+        tokenLifetimes: TokenIssuer.Lifetimes = .init(), tokenKey: TokenKey = .random(), failedTokenRequests: Int = 10,
         failedTokenWindow: Duration = .seconds(60), maxAudioDuration: Double = 60, maxGrammarBytes: Int = 1 << 20,
         grammarLimits: GrammarLimits = .default, readTimeout: Duration = .seconds(10),
         uploadGrace: Duration = .seconds(5), minimumAudioRate: Double = 0.5, leaseThreshold: Int = 1024,
@@ -64,7 +68,7 @@ public struct ServiceConfiguration: Sendable {
         self.port = port
         self.credentials = credentials
         self.tokenLifetimes = tokenLifetimes
-        self.maxTokensPerClient = maxTokensPerClient
+        self.tokenKey = tokenKey
         self.failedTokenRequests = failedTokenRequests
         self.failedTokenWindow = failedTokenWindow
         self.maxAudioDuration = maxAudioDuration

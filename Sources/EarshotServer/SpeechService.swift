@@ -9,44 +9,61 @@ import ServiceLifecycle
 /// transcription API, served by Hummingbird.
 ///
 /// Routes: `POST /oauth/token`, `POST /speech/v3/speechToText`, `POST /speech/v3/speechToTextCustom`,
-/// and the OpenAI-compatible `POST /v1/audio/transcriptions` and `GET /v1/models`. One token authority and one
-/// bounded recognizer pool are shared by all requests. Run it with ``run(onListening:)`` under a
-/// `ServiceGroup` (swift-service-lifecycle), which stops it gracefully on SIGINT or SIGTERM:
-/// in-flight requests finish, new connections are refused.
+/// the OpenAI-compatible `POST /v1/audio/transcriptions` and `GET /v1/models`, and for operators
+/// `GET /health` and `GET /metrics`. One token authority, one bounded recognizer pool and one set of
+/// metrics are shared by all requests. Run its ``makeServices(onListening:)`` under a `ServiceGroup`
+/// (swift-service-lifecycle), which stops it gracefully on SIGINT or SIGTERM: `/health` turns 503,
+/// then new connections are refused and in-flight requests finish.
 public struct SpeechService: Sendable {
     public let configuration: ServiceConfiguration
     public let authority: TokenAuthority
     public let pool: RecognizerPool
+    public let readiness = ServiceReadiness()
+    public let metrics = ServiceMetrics()
     private let logger: Logger
 
     public init(configuration: ServiceConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         authority = TokenAuthority(
-            store: TokenStore(
+            issuer: TokenIssuer(
                 credentials: configuration.credentials.secrets, apiKeys: configuration.apiKeys,
-                lifetimes: configuration.tokenLifetimes,
-                maximumTokensPerClient: configuration.maxTokensPerClient),
+                lifetimes: configuration.tokenLifetimes, key: configuration.tokenKey),
             attempts: FailedAttempts(
                 limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))
         pool = RecognizerPool(capacity: configuration.recognizerCount, configuration: configuration.recognizer)
     }
 
-    /// The Hummingbird application: load `preloadedRecognizers` first (throws if the model cannot
+    /// What runs the service under a `ServiceGroup`, in order: the Hummingbird application, then the
+    /// drain that marks it unready when graceful shutdown begins (`ServiceDrain`). Loads
+    /// `preloadedRecognizers` first (throws if the model cannot be loaded); `onListening` receives the
+    /// bound port (useful with port 0).
+    public func makeServices(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
+        -> [any Service]
+    {
+        let application = try await makeApplication(onListening: onListening)
+        return [application, ServiceDrain(readiness: readiness, delay: configuration.drainDelay)]
+    }
+
+    /// The Hummingbird application alone: load `preloadedRecognizers` first (throws if the model cannot
     /// be loaded), then serve. `onListening` receives the bound port (useful with port 0).
-    public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
+    func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) async throws
         -> some ApplicationProtocol
     {
         try await pool.preload(configuration.preloadedRecognizers)
+        await readiness.recognizersLoaded()
         let router = Router(context: ServiceRequestContext.self)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        let upload = UploadRecognition(pool: pool, configuration: configuration, metrics: metrics)
         let oauth = OAuthRoute(authority: authority)
         let speech = SpeechToTextRoute(
-            service: .speechToText, authority: authority, pool: pool, configuration: configuration)
+            service: .speechToText, authority: authority, upload: upload, configuration: configuration)
         let custom = SpeechToTextRoute(
-            service: .speechToTextCustom, authority: authority, pool: pool, configuration: configuration)
-        let openAI = TranscriptionRoute(
-            authority: authority, upload: UploadRecognition(pool: pool, configuration: configuration),
-            configuration: configuration)
+            service: .speechToTextCustom, authority: authority, upload: upload, configuration: configuration)
+        let openAI = TranscriptionRoute(authority: authority, upload: upload, configuration: configuration)
+        let operations = OperationsRoute(readiness: readiness, metrics: metrics, pool: pool)
+        router.get("/health") { request, _ in await operations.health(request) }
+        router.get("/metrics") { request, _ in await operations.scrape(request) }
         router.post("/oauth/token") { request, context in try await oauth.respond(request, context: context) }
         router.post("/v1/audio/transcriptions") { request, context in
             await openAI.transcribe(request, context: context)
@@ -87,10 +104,9 @@ extension SpeechService {
         }
         let logger = Logger(label: "earshot.service")
         let service = SpeechService(configuration: configuration, logger: logger)
-        let application = try await service.makeApplication(onListening: onListening)
+        let services = try await service.makeServices(onListening: onListening)
         let group = ServiceGroup(
-            configuration: .init(
-                services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let error as IOError where [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode) {

@@ -9,7 +9,10 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the recognition service: the AT&T Speech API v3, served locally.",
         discussion: """
             Serves POST /oauth/token and POST /speech/v3/speechToText with the embedded recognizer, \
-            recognizing each upload while it streams in. Stops gracefully on SIGINT or SIGTERM.
+            recognizing each upload while it streams in, and GET /health and GET /metrics (Prometheus) \
+            for operators. Stops gracefully on SIGINT or SIGTERM: /health answers 503, the listener \
+            closes (after --drain-delay), requests in flight finish. Instances started with the same \
+            --token-key accept each other's tokens, so several can run behind a load balancer.
 
             Without --credentials, one app key and secret are generated at start and printed once, \
             to standard error; there is no default secret. Logs go to standard error, one line per \
@@ -84,8 +87,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Most lexemes in one pronunciation lexicon.")
     var maxLexemes: Int = GrammarLimits.default.maxLexemes
 
-    @Option(help: "Most live access (and refresh) tokens one app may hold; its oldest are dropped beyond.")
-    var maxTokensPerApp: Int = 100
+    @Option(
+        help: ArgumentHelp(
+            "File holding the key that signs tokens; instances started with the same key accept each other's tokens.",
+            discussion:
+                "At least 32 bytes, as hex (openssl rand -hex 32 > token.key) or raw; the file must not be readable by other users. Without it, a random key per run: a restart signs every client out."
+        ))
+    var tokenKey: String?
 
     @Option(
         help: "Failed token requests allowed per app key and per address within --failed-token-window (429 beyond).")
@@ -99,6 +107,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Refresh token lifetime in seconds.")
     var refreshTokenLifetime: Int = 86_400
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds after SIGTERM during which /health answers 503 but requests are still served, before the listener closes.",
+            discussion: "For load balancers that poll /health. In-flight requests finish whatever the delay."))
+    var drainDelay: Double = 0
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
@@ -120,9 +134,12 @@ struct Serve: AsyncParsableCommand {
             ("--max-grammar-depth", maxGrammarDepth), ("--max-grammar-rules", maxGrammarRules),
             ("--max-grammar-repeat", maxGrammarRepeat), ("--max-grammar-reference-depth", maxGrammarReferenceDepth),
             ("--max-grammar-arcs", maxGrammarArcs), ("--max-lexemes", maxLexemes),
-            ("--max-tokens-per-app", maxTokensPerApp), ("--failed-token-requests", failedTokenRequests),
+            ("--failed-token-requests", failedTokenRequests),
         ] where value < 1 {
             throw ValidationError("\(flag) must be at least 1")
+        }
+        guard drainDelay >= 0, drainDelay.isFinite else {
+            throw ValidationError("--drain-delay must be zero or a positive number of seconds")
         }
         guard SpeechService.logLevel(named: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -131,6 +148,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let keys = try apiKeys.map(APIKeys.init(contentsOfFile:)) ?? APIKeys()
+        let signingKey = try tokenKey.map(TokenKey.init(contentsOfFile:)) ?? .random()
         let apps: Credentials
         // Generated credentials are printed once the service listens, not before a failed start.
         var announcement = ""
@@ -146,7 +164,7 @@ struct Serve: AsyncParsableCommand {
             host: host, port: port, credentials: apps,
             tokenLifetimes: .init(
                 accessToken: .seconds(accessTokenLifetime), refreshToken: .seconds(refreshTokenLifetime)),
-            maxTokensPerClient: maxTokensPerApp, failedTokenRequests: failedTokenRequests,
+            tokenKey: signingKey, failedTokenRequests: failedTokenRequests,
             failedTokenWindow: Self.duration(failedTokenWindow), maxAudioDuration: maxAudioDuration,
             maxGrammarBytes: maxGrammarBytes,
             grammarLimits: GrammarLimits(
@@ -156,6 +174,7 @@ struct Serve: AsyncParsableCommand {
             readTimeout: Self.duration(readTimeout), uploadGrace: Self.duration(uploadGrace),
             minimumAudioRate: minimumAudioRate, idleTimeout: Self.duration(idleTimeout), recognizerCount: recognizers)
         configuration.apiKeys = keys
+        configuration.drainDelay = Self.duration(drainDelay)
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info
         let configured = configuration

@@ -87,6 +87,26 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    /// A token key file that is unsafe or too weak stops the service at start, naming the file (exit 2).
+    @Test func aBadTokenKeyFileIsRefusedNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let readable = try directory.write(Array(String(repeating: "0123456789abcdef", count: 4).utf8), to: "open.key")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: readable)
+        let short = try directory.write(Array("0123456789abcdef".utf8), to: "short.key")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: short)
+        for (path, message) in [
+            (readable, "\(readable): the token key file may be read or written by other users (mode 644)"),
+            (short, "\(short): the token key is 8 bytes; it needs at least 32"),
+            (directory.file("missing.key"), "\(directory.file("missing.key")): cannot read the token key file"),
+        ] {
+            let result = try ExternalTool.run([ExternalTool.earshotPath, "serve", "--port", "0", "--token-key", path])
+            #expect(result.status == 2, "\(result.standardError)")
+            #expect(result.standardError.contains("earshot: " + message), "\(result.standardError)")
+            #expect(!result.standardError.contains("listening"))
+        }
+    }
+
     /// A second service on a taken port says so, naming the address, and prints no credentials.
     @Test func aBusyPortIsNamedAndNoCredentialsArePrinted() throws {
         let first = try Server()
@@ -117,9 +137,13 @@ import Testing
         #expect(token.headers.contains("Content-Type: application/json"))
         let grant = try json(token.body)
         let accessToken = try #require(grant["access_token"] as? String)
-        #expect(accessToken.count == 32)
+        // Signed tokens (et1.<claims>.<signature>), opaque to the seed's clients as its hex ones were.
+        let refreshToken = try #require(grant["refresh_token"] as? String)
+        for issued in [accessToken, refreshToken] {
+            #expect(issued.hasPrefix("et1.") && issued.split(separator: ".").count == 3, "\(issued)")
+        }
+        #expect(accessToken != refreshToken)
         #expect(grant["expires_in"] as? String == "7200")
-        #expect((grant["refresh_token"] as? String)?.count == 40)
 
         // Example 3-6: 200 with the Speech to Text JSON.
         let success = try curl("success", server: server, in: directory, token: accessToken)

@@ -11,7 +11,7 @@ import Testing
             port: server.port, path: "/oauth/token", headers: [("Content-Type", contentType)], body: Array(form.utf8))
     }
 
-    @Test func refreshTokensTradeForNewTokensOnce() async throws {
+    @Test func refreshTokensTradeForNewTokens() async throws {
         let server = try await RunningService.start()
         let first = try await post(
             server, "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH")
@@ -25,12 +25,13 @@ import Testing
         let access = try #require(second.json?["access_token"] as? String)
         #expect(access != first.json?["access_token"] as? String)
         #expect(
-            await server.service.authority.authorize(accessToken: access, for: .speech)
-                == .authorized(clientID: "test-app"))
+            server.service.authority.authorize(accessToken: access, for: .speech) == .authorized(clientID: "test-app"))
+        let rotated = try #require(second.json?["refresh_token"] as? String)
+        #expect(rotated != refresh)
         let again = try await post(
             server,
-            "client_id=test-app&client_secret=\(server.appSecret)&grant_type=refresh_token&refresh_token=\(refresh)")
-        #expect(again.status == 400 && again.text == #"{"error":"invalid_grant"}"#)
+            "client_id=test-app&client_secret=\(server.appSecret)&grant_type=refresh_token&refresh_token=\(rotated)")
+        #expect(again.status == 200)
         try await server.stop()
     }
 
@@ -135,20 +136,30 @@ import Testing
         try await server.stop()
     }
 
-    @Test func eachAppHoldsABoundedNumberOfTokens() async throws {
-        let server = try await RunningService.start { $0.maxTokensPerClient = 5 }
-        var tokens: [String] = []
-        for _ in 0..<12 {
-            let reply = try await post(
-                server,
-                "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH")
-            tokens.append(try #require(reply.json?["access_token"] as? String))
-        }
-        let counts = await server.service.authority.tokenCounts
-        #expect(counts.access == 5 && counts.refresh == 5)
-        // The newest still work, the oldest were dropped.
-        #expect(await server.service.authority.authorize(accessToken: tokens[11], for: .speech) != .unknownToken)
-        #expect(await server.service.authority.authorize(accessToken: tokens[0], for: .speech) == .unknownToken)
-        try await server.stop()
+    @Test func tokensOutliveTheInstanceThatIssuedThemWhenTheKeyIsShared() async throws {
+        let key = TokenKey.random()
+        let first = try await RunningService.start { $0.tokenKey = key }
+        let grant = try await post(
+            first, "client_id=test-app&client_secret=\(first.appSecret)&grant_type=client_credentials&scope=SPEECH")
+        let access = try #require(grant.json?["access_token"] as? String)
+        let refresh = try #require(grant.json?["refresh_token"] as? String)
+        try await first.stop()
+        // Another instance (or the same one restarted) with the key: the client is still signed in.
+        let second = try await RunningService.start(secret: first.appSecret) { $0.tokenKey = key }
+        #expect(
+            second.service.authority.authorize(accessToken: access, for: .speech) == .authorized(clientID: "test-app"))
+        let traded = try await post(
+            second,
+            "client_id=test-app&client_secret=\(second.appSecret)&grant_type=refresh_token&refresh_token=\(refresh)")
+        #expect(traded.status == 200, "\(traded.text)")
+        try await second.stop()
+        // An instance with its own key refuses both.
+        let stranger = try await RunningService.start(secret: first.appSecret)
+        #expect(stranger.service.authority.authorize(accessToken: access, for: .speech) == .unknownToken)
+        let refused = try await post(
+            stranger,
+            "client_id=test-app&client_secret=\(stranger.appSecret)&grant_type=refresh_token&refresh_token=\(refresh)")
+        #expect(refused.status == 400 && refused.text == #"{"error":"invalid_grant"}"#)
+        try await stranger.stop()
     }
 }

@@ -29,9 +29,12 @@ final class RunningService: Sendable {
         self.task = task
     }
 
-    /// Starts a service for app `test-app` with `configure` applied to its configuration.
-    static func start(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws -> RunningService {
-        let secret = "test-secret-\(UInt64.random(in: 0 ... .max))"
+    /// Starts a service for app `test-app` (with `secret`, random if not given) with `configure` applied to
+    /// its configuration.
+    static func start(secret: String? = nil, _ configure: (inout ServiceConfiguration) -> Void = { _ in })
+        async throws -> RunningService
+    {
+        let secret = secret ?? "test-secret-\(UInt64.random(in: 0 ... .max))"
         var configuration = ServiceConfiguration(
             port: 0, credentials: Credentials(secrets: ["test-app": secret, "other-app": "other-secret"]))
         // The whole test process shares two cores with CPU-bound suites; a 10 s read timeout can fire on a
@@ -45,9 +48,9 @@ final class RunningService: Sendable {
         logger.logLevel = .warning
         let service = SpeechService(configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = try await service.makeApplication { port in continuation.yield(port) }
+        let services = try await service.makeServices { port in continuation.yield(port) }
         let group = ServiceGroup(
-            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
+            configuration: .init(services: services, gracefulShutdownSignals: [], logger: logger))
         let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
@@ -58,6 +61,15 @@ final class RunningService: Sendable {
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Begins a graceful shutdown without waiting for it (as SIGTERM does).
+    func beginShutdown() async { await group.triggerGracefulShutdown() }
+
+    /// Ends the server at once (a graceful shutdown held by a drain delay included) and waits for it.
+    func cancel() async {
+        task.cancel()
+        _ = try? await task.value
+    }
 
     /// Stops the server gracefully and waits for it.
     func stop() async throws {
@@ -109,6 +121,15 @@ enum LoopbackClient {
         case chunked(size: Int, interval: Double)
     }
 
+    /// GETs `path` and reads the reply.
+    static func get(port: Int, path: String) async throws -> HTTPReply {
+        try await onThread {
+            try exchange(
+                method: "GET", port: port, path: path, headers: [], body: [], framing: .contentLength,
+                closeAfter: nil, halfClose: true, holdAfter: nil)
+        }
+    }
+
     /// POSTs `body`, stopping after `closeAfter` bytes if given (then half-closing unless `halfClose`
     /// is false, which leaves a stalled upload), and reads the reply.
     static func post(
@@ -117,7 +138,8 @@ enum LoopbackClient {
     ) async throws -> HTTPReply {
         try await onThread {
             try exchange(
-                port: port, path: path, headers: headers, body: body, framing: framing, closeAfter: closeAfter,
+                method: "POST", port: port, path: path, headers: headers, body: body, framing: framing,
+                closeAfter: closeAfter,
                 halfClose: halfClose, holdAfter: holdAfter)
         }
     }
@@ -130,12 +152,13 @@ enum LoopbackClient {
     }
 
     private static func exchange(
-        port: Int, path: String, headers: [(String, String)], body: [UInt8], framing: Framing, closeAfter: Int?,
+        method: String, port: Int, path: String, headers: [(String, String)], body: [UInt8], framing: Framing,
+        closeAfter: Int?,
         halfClose: Bool, holdAfter: Int?
     ) throws -> HTTPReply {
         let socket = try connect(port: port)
         defer { close(socket) }
-        var head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         switch framing {
         case .contentLength: head += "Content-Length: \(body.count)\r\n\r\n"

@@ -40,8 +40,8 @@ public struct Credentials: Sendable, Hashable {
     /// well-known default secret.
     public static func random() -> (credentials: Credentials, appKey: String, secret: String) {
         var generator = SystemRandomNumberGenerator()
-        let key = "app-" + TokenStore.randomHex(bytes: 8, using: &generator)
-        let secret = TokenStore.randomHex(bytes: 16, using: &generator)
+        let key = "app-" + TokenIssuer.randomHex(bytes: 8, using: &generator)
+        let secret = TokenIssuer.randomHex(bytes: 16, using: &generator)
         return (Credentials(secrets: [key: secret]), key, secret)
     }
 }

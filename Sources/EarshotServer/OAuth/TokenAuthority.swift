@@ -1,31 +1,33 @@
-/// The service's one token store and its failed-attempt counts, shared by every request, on the
-/// real clock and system randomness.
+import Foundation
+
+/// The service's token rules and its failed-attempt counts, shared by every request, on the real
+/// clock and system randomness. The issuer is stateless (signed tokens); only the failed attempts,
+/// which are this instance's own, change.
 public actor TokenAuthority {
-    private var store: TokenStore
+    private let issuer: TokenIssuer
     private var attempts: FailedAttempts
     private var generator = SystemRandomNumberGenerator()
 
-    public init(store: TokenStore, attempts: FailedAttempts = FailedAttempts()) {
-        self.store = store
+    public init(issuer: TokenIssuer, attempts: FailedAttempts = FailedAttempts()) {
+        self.issuer = issuer
         self.attempts = attempts
     }
 
-    public func issue(clientID: String, clientSecret: String, scope: String?) throws(TokenStore.Refusal)
-        -> TokenStore.Grant
+    public func issue(clientID: String, clientSecret: String, scope: String?) throws(TokenIssuer.Refusal)
+        -> TokenIssuer.Grant
     {
-        try store.issue(
-            clientID: clientID, clientSecret: clientSecret, scope: scope, now: .now, using: &generator)
+        try issuer.issue(clientID: clientID, clientSecret: clientSecret, scope: scope, now: Date(), using: &generator)
     }
 
-    public func refresh(clientID: String, clientSecret: String, refreshToken: String) throws(TokenStore.Refusal)
-        -> TokenStore.Grant
+    public func refresh(clientID: String, clientSecret: String, refreshToken: String) throws(TokenIssuer.Refusal)
+        -> TokenIssuer.Grant
     {
-        try store.refresh(
-            clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken, now: .now, using: &generator)
+        try issuer.refresh(
+            clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken, now: Date(), using: &generator)
     }
 
-    public func authorize(accessToken: String, for scope: OAuthScope) -> TokenStore.Verdict {
-        store.authorize(accessToken: accessToken, for: scope, now: .now)
+    public nonisolated func authorize(accessToken: String, for scope: OAuthScope) -> TokenIssuer.Verdict {
+        issuer.authorize(accessToken: accessToken, for: scope, now: Date())
     }
 
     /// How long a token request from these keys (app key, client address) must wait, if any is
@@ -34,7 +36,4 @@ public actor TokenAuthority {
 
     /// Counts a refused token request against these keys.
     public func recordFailure(for keys: [String]) { attempts.recordFailure(for: keys, now: .now) }
-
-    /// Tokens held (for tests and metrics).
-    public var tokenCounts: (access: Int, refresh: Int) { (store.accessTokenCount, store.refreshTokenCount) }
 }

@@ -32,7 +32,7 @@ struct OAuthRoute: Sendable {
             response.headers[.retryAfter] = String(seconds)
             return response
         }
-        let grant: TokenStore.Grant
+        let grant: TokenIssuer.Grant
         do {
             switch form["grant_type"] {
             case "client_credentials":

@@ -12,11 +12,10 @@ import NIOHTTP1
 struct SpeechToTextRoute: Sendable {
     let service: RecognitionService
     let authority: TokenAuthority
-    let pool: RecognizerPool
+    /// Reads bodies under the upload rules, with recognizers from the pool.
+    let upload: UploadRecognition
     let configuration: ServiceConfiguration
 
-    /// Reads bodies under the upload rules, with recognizers from the pool.
-    var upload: UploadRecognition { UploadRecognition(pool: pool, configuration: configuration) }
     typealias AudioFactory = UploadRecognition.AudioFactory
     typealias Outcome = UploadRecognition.Outcome
 
@@ -75,7 +74,7 @@ struct SpeechToTextRoute: Sendable {
 
         // Refused at once when every recognizer is out; the one this request uses is borrowed only once
         // its audio is arriving (see `stream`), so this is a courtesy, not the guard.
-        guard await pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
+        guard await upload.pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(
                 request.body, makeAudio: makeAudio, context: context, responseID: responseID,
@@ -143,7 +142,7 @@ enum ServiceIdentifiers {
     /// A fresh ResponseId: 128 random bits as 32 hex digits, like the seed's.
     static func responseID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return TokenStore.randomHex(bytes: 16, using: &generator)
+        return TokenIssuer.randomHex(bytes: 16, using: &generator)
     }
 }
 

@@ -9,6 +9,8 @@ import Hummingbird
 struct UploadRecognition: Sendable {
     let pool: RecognizerPool
     let configuration: ServiceConfiguration
+    /// Counts the audio recognized.
+    let metrics: ServiceMetrics
 
     /// Makes what a request's body is fed to, once a recognizer is lent to it.
     typealias AudioFactory = @Sendable (PocketSphinxRecognizer) throws -> any RequestAudio
@@ -37,6 +39,7 @@ struct UploadRecognition: Sendable {
     ) async throws -> Outcome {
         let activity = ActivityClock(rules: configuration.uploadRules)
         let pool = self.pool
+        let metrics = self.metrics
         let threshold = configuration.leaseThreshold
         let retryAfter = configuration.retryAfterSeconds
         let poll = min(configuration.readTimeout / 4, .milliseconds(250))
@@ -94,6 +97,7 @@ struct UploadRecognition: Sendable {
                     let bodyEnded = ContinuousClock.now
                     let result = try recognizing.finish()
                     await pool.checkIn(lease)
+                    metrics.recognized(audioSeconds: audioTime)
                     return .recognized(
                         result, audioTime: recognizing.audioTime, audioBytes: recognizing.audioBytes,
                         finishing: .now - bodyEnded)

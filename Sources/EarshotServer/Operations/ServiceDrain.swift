@@ -1,0 +1,21 @@
+import ServiceLifecycle
+
+/// Marks the service draining when graceful shutdown begins, then holds the shutdown for
+/// `delay` before the listener closes.
+///
+/// Placed after the Hummingbird application in the `ServiceGroup`, whose graceful shutdown runs
+/// from the last service to the first: on SIGTERM this runs first, so `/health` answers 503 while
+/// the listener still accepts (`delay`, for load balancers that poll it), then the application
+/// stops accepting and finishes the requests in flight. With no delay the listener closes at once,
+/// and a balancer learns of the drain by the refused connection.
+struct ServiceDrain: Service {
+    let readiness: ServiceReadiness
+    let delay: Duration
+
+    func run() async throws {
+        // Cancelled (the group is torn down without a graceful shutdown): nothing left to drain.
+        guard (try? await gracefulShutdown()) != nil else { return }
+        await readiness.drain()
+        try? await Task.sleep(for: delay)
+    }
+}

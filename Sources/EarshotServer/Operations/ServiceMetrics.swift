@@ -1,0 +1,70 @@
+import Prometheus
+
+/// The service's Prometheus metrics, in its own registry (no process-wide metrics system, so several
+/// services in one process — the tests' — keep apart), rendered by `GET /metrics` in the text
+/// exposition format:
+///
+/// | metric | type | what |
+/// |---|---|---|
+/// | `earshot_http_requests_total{route,status}` | counter | answered requests, by matched route and status |
+/// | `earshot_http_request_duration_seconds{route}` | histogram | from the request head to the last byte of the answer |
+/// | `earshot_unavailable_responses_total` | counter | 503s (every recognizer busy; not `/health`'s) |
+/// | `earshot_audio_recognized_seconds_total` | counter | seconds of audio recognized |
+/// | `earshot_recognizers_in_use` | gauge | recognizers lent to requests when scraped |
+/// | `earshot_recognizers` | gauge | the pool's size (`--recognizers`) |
+public final class ServiceMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    private let unavailable: Counter
+    private let audioSeconds: Counter
+    private let recognizersInUse: Gauge
+    private let recognizers: Gauge
+
+    /// Buckets for request latency: a token request takes milliseconds, a recognition as long as its
+    /// upload (up to the longest audio accepted, 60 s by default).
+    static let latencyBuckets: [Duration] = [
+        .milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .seconds(2.5), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(120),
+    ]
+
+    public init() {
+        unavailable = registry.makeCounter(
+            descriptor: Self.name("unavailable_responses", unit: "total", help: "503 answers: every recognizer busy"))
+        audioSeconds = registry.makeCounter(
+            descriptor: Self.name("audio_recognized_seconds", unit: "total", help: "Seconds of audio recognized"))
+        recognizersInUse = registry.makeGauge(
+            descriptor: Self.name("recognizers_in_use", help: "Recognizers lent to requests"))
+        recognizers = registry.makeGauge(descriptor: Self.name("recognizers", help: "Recognizers the pool may hold"))
+    }
+
+    /// Counts an answered request; `route` is the matched route's path (few values), never the raw URI.
+    func requestAnswered(route: String, status: Int, after duration: Duration) {
+        registry.makeCounter(
+            descriptor: Self.name("http_requests", unit: "total", help: "Answered requests by route and status"),
+            labels: [("route", route), ("status", String(status))]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: Self.name(
+                "http_request_duration", unit: "seconds", help: "Time from request head to the answer's last byte"),
+            labels: [("route", route)], buckets: Self.latencyBuckets
+        ).record(duration)
+        // /health's own 503 says the instance is draining; it refuses no client.
+        if status == 503 && route != "/health" { unavailable.increment() }
+    }
+
+    /// Counts audio a request had recognized.
+    func recognized(audioSeconds seconds: Double) { audioSeconds.increment(by: seconds) }
+
+    /// The exposition text, with the pool's gauges read now.
+    func exposition(recognizersInUse inUse: Int, capacity: Int) -> [UInt8] {
+        recognizersInUse.set(Double(inUse))
+        recognizers.set(Double(capacity))
+        return registry.emitToBuffer()
+    }
+
+    private static func name(_ metric: String, unit: String? = nil, help: String) -> MetricNameDescriptor {
+        if let unit {
+            return MetricNameDescriptor(namespace: "earshot", metricName: metric, unitName: unit, helpText: help)
+        }
+        return MetricNameDescriptor(namespace: "earshot", metricName: metric, unitName: "", helpText: help)
+    }
+}

@@ -1,0 +1,135 @@
+import EarshotCodecs
+import EarshotServer
+import Foundation
+import Testing
+
+/// The readiness a load balancer sees, as a pure value.
+struct ReadinessTests {
+    @Test func readinessMovesOneWay() {
+        #expect(Readiness.starting.recognizersLoaded() == .ready)
+        #expect(Readiness.ready.drain() == .draining)
+        #expect(Readiness.starting.drain() == .draining)
+        // Recognizers loading late never make a draining service ready again.
+        #expect(Readiness.draining.recognizersLoaded() == .draining)
+        #expect([Readiness.starting, .ready, .draining].map(\.acceptsRequests) == [false, true, false])
+    }
+}
+
+/// The samples of a Prometheus text exposition, by series (`name{labels}` as written).
+struct Exposition {
+    var samples: [String: Double] = [:]
+    var types: [String: String] = [:]
+
+    init(_ text: String) throws {
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                try #require(parts.count == 4, "\(line)")
+                types[String(parts[2])] = String(parts[3])
+                continue
+            }
+            if line.hasPrefix("#") { continue }
+            let space = try #require(line.lastIndex(of: " "), "\(line)")
+            let number: Double? = Double(String(line[line.index(after: space)...]))
+            samples[String(line[..<space])] = try #require(number, "\(line)")
+        }
+    }
+
+    func value(_ series: String) -> Double { samples[series] ?? 0 }
+}
+
+/// `GET /health` and `GET /metrics` of the real service.
+@Suite(.serialized) struct OperationsTests {
+    func scrape(_ server: RunningService) async throws -> Exposition {
+        let reply = try await LoopbackClient.get(port: server.port, path: "/metrics")
+        #expect(reply.status == 200)
+        #expect(reply.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        return try Exposition(reply.text)
+    }
+
+    @Test func metricsMoveWithRealRequests() async throws {
+        let server = try await RunningService.start { $0.recognizerCount = 3 }
+        let before = try await scrape(server)
+        #expect(before.value("earshot_recognizers") == 3)
+        #expect(before.value("earshot_recognizers_in_use") == 0)
+
+        let token = try await server.token()
+        let wav = try SpeechFixtures.encoded(.wav)
+        let reply = try await LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText",
+            headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/wav", context: "Generic"),
+            body: wav)
+        #expect(reply.status == 200)
+        let refused = try await LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText",
+            headers: SpeechFixtures.speechHeaders(token: "not-a-token", contentType: "audio/wav"), body: wav)
+        #expect(refused.status == 401)
+        #expect(try await LoopbackClient.get(port: server.port, path: "/no/such/page").status == 404)
+
+        let after = try await scrape(server)
+        #expect(after.types["earshot_http_request_duration_seconds"] == "histogram")
+        #expect(after.types["earshot_http_requests_total"] == "counter")
+        let speech = #"route="/speech/v3/speechToText""#
+        #expect(after.value(#"earshot_http_requests_total{route="/oauth/token",status="200"}"#) == 1)
+        #expect(after.value("earshot_http_requests_total{\(speech),status=\"200\"}") == 1)
+        #expect(after.value("earshot_http_requests_total{\(speech),status=\"401\"}") == 1)
+        #expect(after.value(#"earshot_http_requests_total{route="NotFound",status="404"}"#) == 1)
+        // Both speech requests are in the latency histogram, in its +Inf bucket and its count.
+        #expect(after.value("earshot_http_request_duration_seconds_count{\(speech)}") == 2)
+        #expect(after.value("earshot_http_request_duration_seconds_bucket{\(speech),le=\"+Inf\"}") == 2)
+        #expect(after.value("earshot_http_request_duration_seconds_sum{\(speech)}") > 0)
+        // The clip's 2.99 s (its encoded length, to the frame).
+        let (_, duration) = try SpeechFixtures.referenceRecognition(wav, format: .wav)
+        #expect(abs(after.value("earshot_audio_recognized_seconds_total") - duration) < 0.05)
+        #expect(after.value("earshot_recognizers_in_use") == 0)
+        try await server.stop()
+    }
+
+    @Test func aFullPoolsRefusalsAreCountedAs503s() async throws {
+        let server = try await RunningService.start { $0.recognizerCount = 1 }
+        let token = try await server.token()
+        let amr = try SpeechFixtures.encoded(.amr)
+        // The held upload keeps the only recognizer until the refused request has been answered.
+        async let slow = LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText",
+            headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"), body: amr,
+            framing: .chunked(size: 256, interval: 0.1))
+        var refusals = 0
+        for _ in 0..<40 where refusals == 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            guard await server.service.pool.busyCount == 1 else { continue }
+            let metrics = try await scrape(server)
+            #expect(metrics.value("earshot_recognizers_in_use") == 1)
+            let refused = try await LoopbackClient.post(
+                port: server.port, path: "/speech/v3/speechToText",
+                headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"), body: amr)
+            if refused.status == 503 { refusals += 1 }
+        }
+        #expect(try await slow.status == 200)
+        let after = try await scrape(server)
+        #expect(refusals == 1)
+        #expect(after.value("earshot_unavailable_responses_total") == Double(refusals))
+        #expect(
+            after.value(#"earshot_http_requests_total{route="/speech/v3/speechToText",status="503"}"#)
+                == Double(refusals))
+        try await server.stop()
+    }
+
+    @Test func healthIsReadyThenDrainingOnGracefulShutdown() async throws {
+        // A long drain delay holds the listener open, so the draining answer is there to be read for as
+        // long as the test needs; the test then ends the server itself.
+        let server = try await RunningService.start { $0.drainDelay = .seconds(600) }
+        let ready = try await LoopbackClient.get(port: server.port, path: "/health")
+        #expect(ready.status == 200 && ready.text == "ready\n")
+        await server.beginShutdown()
+        var health = ready
+        for _ in 0..<100 where health.status == 200 {
+            try await Task.sleep(for: .milliseconds(100))
+            health = try await LoopbackClient.get(port: server.port, path: "/health")
+        }
+        #expect(health.status == 503 && health.text == "draining\n")
+        // Still serving while draining: a load balancer that has not polled yet loses nothing.
+        _ = try await server.token()
+        await server.cancel()
+    }
+}
