@@ -97,7 +97,7 @@ struct UploadRecognition: Sendable {
                     let bodyEnded = ContinuousClock.now
                     let result = try recognizing.finish()
                     await pool.checkIn(lease)
-                    metrics.recognized(audioSeconds: audioTime)
+                    metrics.recognized(audioSeconds: recognizing.audioTime)
                     return .recognized(
                         result, audioTime: recognizing.audioTime, audioBytes: recognizing.audioBytes,
                         finishing: .now - bodyEnded)
