@@ -1,7 +1,7 @@
 import EarshotTesting
 
 /// libFuzzer entry for `wav`: a WAV stream through the streaming decoder, whole and in pieces, and the
-/// file header check (see CodecFuzzEntry, WAVHeaderCheckFuzzEntry).
+/// file checks that guard libsndfile: WAV chunks, MP3 frames, Ogg pages (see CodecFuzzEntry, WAVHeaderCheckFuzzEntry).
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))

@@ -5,9 +5,10 @@ import Foundation
 @testable import EarshotIO
 
 /// What the `wav` fuzz target runs on each input besides the streaming decoder, shared with
-/// `WAVHeaderCheckFuzzRegressionTests`: the chunk walk that guards libsndfile against truncated
-/// files. It reads a file, so the input is written to one first (in /dev/shm when there is one).
-/// Malformed input must end in an `EarshotError` or pass untouched; any other error is a finding.
+/// `WAVHeaderCheckFuzzRegressionTests`: the checks that guard libsndfile against truncated files —
+/// the WAV chunk walk (which reads a file, so the input is written to one first, in /dev/shm when
+/// there is one), and the MP3 frame walk and Ogg page walk on the same bytes. Malformed input must
+/// end in an `EarshotError` or pass untouched; any other error is a finding.
 enum WAVHeaderCheckFuzzEntry {
     private static let directory =
         FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
@@ -20,10 +21,17 @@ enum WAVHeaderCheckFuzzEntry {
             throw FuzzFinding("cannot write \(path)")
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
-        do {
-            try WAVHeaderCheck.validate(path: path, name: "fuzz input")
-        } catch let error as EarshotError {
-            guard error.code == .invalidInput else { throw FuzzFinding("unexpected error code: \(error)") }
+        let checks: [(UnsafeRawBufferPointer) throws -> Void] = [
+            { _ in try WAVHeaderCheck.validate(path: path, name: "fuzz input") },
+            { try MP3FrameCheck.validate($0, name: "fuzz input") },
+            { try OggPageCheck.validate($0, name: "fuzz input") },
+        ]
+        for check in checks {
+            do {
+                try bytes.withUnsafeBytes { try check($0) }
+            } catch let error as EarshotError {
+                guard error.code == .invalidInput else { throw FuzzFinding("unexpected error code: \(error)") }
+            }
         }
     }
 }
