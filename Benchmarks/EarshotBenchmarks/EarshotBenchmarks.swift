@@ -70,24 +70,6 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: Allocations per buffer once warmed up (the hot-path promise of STYLE.md)
 
     Benchmark(
-        "Resampler 48k→16k steady state, 1 000 blocks",
-        configuration: .init(metrics: [.mallocCountTotal, .wallClock], maxIterations: 20)
-    ) { benchmark in
-        let format = try AudioFormat(sampleRate: 48_000, channelCount: 1)
-        let block = Signal.whiteNoise(seconds: 0.1, format: format)
-        let resampler = try Resampler(inputFormat: format)
-        var output = StageOutput<AudioBuffer>()
-        try resampler.process(block, into: &output)  // warm up: sizes the reused buffers
-        output.removeAll()
-        benchmark.startMeasurement()
-        for _ in 0..<1_000 {
-            try resampler.process(block, into: &output)
-            output.removeAll()
-        }
-        benchmark.stopMeasurement()
-    }
-
-    Benchmark(
         "LevelMeter 16k steady state, 1 000 blocks",
         configuration: .init(metrics: [.mallocCountTotal, .wallClock], maxIterations: 20)
     ) { benchmark in

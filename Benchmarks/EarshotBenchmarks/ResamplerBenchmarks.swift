@@ -42,36 +42,41 @@ func registerResamplerBenchmarks() {
         }
     }
 
-    Benchmark(
-        "Resampler soxr 44.1k stereo→16k steady state, 1 000 blocks",
-        configuration: .init(metrics: [.mallocCountTotal, .wallClock], maxIterations: 20)
-    ) { benchmark in
-        let format = try AudioFormat(sampleRate: 44_100, channelCount: 2)
-        let block = Signal.whiteNoise(seconds: 0.1, format: format)
-        let resampler = try Resampler(inputFormat: format)
-        var output = StageOutput<AudioBuffer>()
-        for _ in 0..<10 {  // warm up: sizes the reused buffers
-            try resampler.process(block, into: &output)
-            output.removeAll()
+    // Allocations per block once warmed up (the hot-path promise of STYLE.md), for each engine.
+    for (engine, rate, channels) in [(Resampler.Engine.speexdsp, 48_000, 1), (.soxr, 48_000, 1), (.soxr, 44_100, 2)] {
+        Benchmark(
+            "Resampler \(engine) \(Double(rate) / 1000)k \(channels == 2 ? "stereo" : "mono")→16k steady state, 1 000 blocks",
+            configuration: .init(metrics: [.mallocCountTotal, .wallClock], maxIterations: 20)
+        ) { benchmark in
+            let format = try AudioFormat(sampleRate: rate, channelCount: channels)
+            let block = Signal.whiteNoise(seconds: 0.1, format: format)
+            let resampler = try Resampler(inputFormat: format, configuration: .init(engine: engine))
+            var output = StageOutput<AudioBuffer>()
+            for _ in 0..<10 {  // warm up: sizes the reused buffers (libsoxr releases output in bursts)
+                try resampler.process(block, into: &output)
+                output.removeAll()
+            }
+            benchmark.startMeasurement()
+            for _ in 0..<1_000 {
+                try resampler.process(block, into: &output)
+                output.removeAll()
+            }
+            benchmark.stopMeasurement()
         }
-        benchmark.startMeasurement()
-        for _ in 0..<1_000 {
-            try resampler.process(block, into: &output)
-            output.removeAll()
-        }
-        benchmark.stopMeasurement()
     }
 }
 
-/// Averages interleaved `channels` into `mono` (sized to the block).
-private func downmix(_ block: AudioBuffer, channels: Int, into mono: inout [Float]) {
+/// `block` as mono: its samples, or its interleaved `channels` averaged into `scratch` (sized to the block).
+private func mono(_ block: AudioBuffer, channels: Int, scratch: inout [Float]) -> [Float] {
+    guard channels > 1 else { return block.samples }
     let frames = block.samples.count / channels
-    if mono.count != frames { mono = [Float](repeating: 0, count: frames) }
+    if scratch.count != frames { scratch = [Float](repeating: 0, count: frames) }
     for frame in 0..<frames {
         var sum: Float = 0
         for channel in 0..<channels { sum += block.samples[frame * channels + channel] }
-        mono[frame] = sum / Float(channels)
+        scratch[frame] = sum / Float(channels)
     }
+    return scratch
 }
 
 /// libsoxr at SOXR_HQ, one thread, called on each block.
@@ -81,18 +86,11 @@ func directSoxr(_ blocks: [AudioBuffer], from rate: Int, channels: Int) -> Int {
     var runtime = soxr_runtime_spec(1)
     guard let state = soxr_create(Double(rate), 16_000, 1, nil, &io, &quality, &runtime) else { return 0 }
     defer { soxr_delete(state) }
-    var mono: [Float] = []
+    var scratch: [Float] = []
     var out = [Float](repeating: 0, count: 16_384)
     var frames = 0
     for block in blocks {
-        let input: [Float]
-        if channels == 1 {
-            input = block.samples
-        } else {
-            downmix(block, channels: channels, into: &mono)
-            input = mono
-        }
-        input.withUnsafeBufferPointer { source in
+        mono(block, channels: channels, scratch: &scratch).withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { target in
                 var used = 0
                 var made = 0
@@ -110,18 +108,11 @@ func directSpeex(_ blocks: [AudioBuffer], from rate: Int, channels: Int, quality
     guard let state = speex_resampler_init(1, spx_uint32_t(rate), 16_000, Int32(quality), &status) else { return 0 }
     defer { speex_resampler_destroy(state) }
     speex_resampler_skip_zeros(state)
-    var mono: [Float] = []
+    var scratch: [Float] = []
     var out = [Float](repeating: 0, count: 16_384)
     var frames = 0
     for block in blocks {
-        let input: [Float]
-        if channels == 1 {
-            input = block.samples
-        } else {
-            downmix(block, channels: channels, into: &mono)
-            input = mono
-        }
-        input.withUnsafeBufferPointer { source in
+        mono(block, channels: channels, scratch: &scratch).withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { target in
                 var inLength = spx_uint32_t(source.count)
                 var outLength = spx_uint32_t(target.count)
