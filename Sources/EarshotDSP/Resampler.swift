@@ -119,6 +119,10 @@ public final class Resampler: AudioStage {
                     _ = target.initialize(fromContentsOf: source)
                     return
                 }
+                if channels == 2 {  // the common case, in a loop the compiler vectorizes
+                    for frame in 0..<frames { target[frame] = (source[2 * frame] + source[2 * frame + 1]) * scale }
+                    return
+                }
                 for frame in 0..<frames {
                     var sum: Float = 0
                     for channel in 0..<channels { sum += source[frame * channels + channel] }
