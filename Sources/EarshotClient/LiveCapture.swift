@@ -4,14 +4,9 @@ import EarshotCore
 import NIOCore
 
 /// The capture loop of a live interaction, as a task on ``BlockingExecutor`` (sources block: a
-/// microphone for each 20 ms block, a paced replay until its audio is due): read, process, send each
-/// chunk as soon as it is encoded, and apply the application's stop, cancel and extend requests
-/// between blocks.
-///
-/// Sources are read with their blocking `read()`, not `next()`: with a paced replay suspending the
-/// task between blocks instead, about one manual stop in three in `SpeechClientControlTests` ended with
-/// the in-process server closing the connection (0 of 20 with `read()`). Why is not understood yet;
-/// until it is, each live interaction holds one of the executor's threads while it captures.
+/// microphone for each 20 ms block; a paced replay suspends until its audio is due): read, process,
+/// send each chunk as soon as it is encoded, and apply the application's stop, cancel and extend
+/// requests between blocks.
 ///
 /// Sending waits until the upload has taken the chunk (`AsyncChannel` hands over one element at a
 /// time), so a slow connection slows capture's hand-off instead of piling audio up in memory; the
@@ -75,7 +70,7 @@ enum LiveCapture {
                 }
                 for step in try requestedSteps(of: interaction, for: pipeline) { await handle(step) }
                 if pipeline.outcome != nil { break }
-                guard let buffer = try source.read() else {
+                guard let buffer = try await source.next() else {
                     await handle(try pipeline.finish())
                     break
                 }
