@@ -7,7 +7,7 @@ import Prometheus
 /// | metric | type | what |
 /// |---|---|---|
 /// | `earshot_http_requests_total{route,status}` | counter | answered requests, by matched route and status |
-/// | `earshot_http_request_duration_seconds{route}` | histogram | from the request head to the last byte of the answer |
+/// | `earshot_http_request_duration_seconds{route}` | histogram | from the request head until the route hands over its answer (a partial-results stream: until it begins) |
 /// | `earshot_unavailable_responses_total` | counter | 503s (every recognizer busy; not `/health`'s) |
 /// | `earshot_audio_recognized_seconds_total` | counter | seconds of audio recognized |
 /// | `earshot_recognizers_in_use` | gauge | recognizers lent to requests when scraped |
@@ -44,7 +44,7 @@ public final class ServiceMetrics: Sendable {
         ).increment()
         registry.makeDurationHistogram(
             descriptor: Self.name(
-                "http_request_duration", unit: "seconds", help: "Time from request head to the answer's last byte"),
+                "http_request_duration", unit: "seconds", help: "Time from request head until the answer is handed over"),
             labels: [("route", route)], buckets: Self.latencyBuckets
         ).record(duration)
         // /health's own 503 says the instance is draining; it refuses no client.
