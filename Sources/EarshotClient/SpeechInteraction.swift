@@ -180,43 +180,50 @@ public final class SpeechInteraction: Sendable {
         let abort = Locked<UploadStatus>(.running)
         let partial = self.partial
         let deadline = self.deadline(audioSeconds: 0)
-        let upload = Task { () throws -> SpeechResponse in
-            try await exchange.perform(request, deadline: deadline, onPartial: partial)
-        }
-        // A request that ends early — refused, timed out, or answered before the audio ended (a 503,
-        // a 401) — stops the capture; and the channel is finished so a send waiting on it returns.
-        let watcher = Task {
-            switch await upload.result {
-            case .failure(let error):
-                abort.withLock { $0 = .failed(HTTPFailure.classify(error, during: "the recognition request")) }
-            case .success:
-                abort.withLock { if case .running = $0 { $0 = .answered } }
-            }
-            channel.finish()
-        }
         let prefix = exchange.prefix(audioContentType: audioType)
-        if !prefix.isEmpty { await channel.send(ByteBuffer(bytes: prefix)) }
-        let capture = await LiveCapture.run(
-            interaction: self, configuration: configuration, open: open, channel: channel, abort: abort)
-        switch capture {
-        case .failure(let error):
-            // A failed request is why capture stopped, unless capture stopped first and cancelled it.
-            let cause = abort.withLock { $0.error } ?? error
-            upload.cancel()
-            channel.finish()
-            _ = await watcher.value
-            end(.failure(cause))
-        case .success(let sent):
-            if case .running = abort.withLock({ $0 }) {
-                await channel.send(ByteBuffer(bytes: exchange.suffix()))
+        // The upload runs beside the capture, as a child task. A request that ends early — refused, timed
+        // out, or answered before the audio ended (a 503, a 401) — stops the capture, and finishes the
+        // channel so that a send waiting on it returns.
+        let outcome = await withTaskGroup(of: Result<SpeechResponse, any Error>.self) { group -> LiveOutcome in
+            group.addTask {
+                let result: Result<SpeechResponse, any Error>
+                do {
+                    result = .success(try await exchange.perform(request, deadline: deadline, onPartial: partial))
+                    abort.withLock { if case .running = $0 { $0 = .answered } }
+                } catch {
+                    result = .failure(error)
+                    abort.withLock { $0 = .failed(HTTPFailure.classify(error, during: "the recognition request")) }
+                }
+                channel.finish()
+                return result
             }
-            channel.finish()
-            if let error = abort.withLock({ $0.error }) {
-                end(.failure(error))
-                return
+            if !prefix.isEmpty { await channel.send(ByteBuffer(bytes: prefix)) }
+            let capture = await LiveCapture.run(
+                interaction: self, configuration: configuration, open: open, channel: channel, abort: abort)
+            switch capture {
+            case .failure(let error):
+                // A failed request is why capture stopped, unless capture stopped first and cancels it.
+                let cause = abort.withLock { $0.error } ?? error
+                group.cancelAll()
+                channel.finish()
+                return .failed(cause)
+            case .success(let sent):
+                if case .running = abort.withLock({ $0 }) {
+                    await channel.send(ByteBuffer(bytes: exchange.suffix()))
+                }
+                channel.finish()
+                if let error = abort.withLock({ $0.error }) { return .failed(error) }
+                enter(.processing)
+                let result = await group.next()!.mapError {
+                    HTTPFailure.classify($0, during: "the recognition request")
+                }
+                return .answered(result, sent: sent)
             }
-            enter(.processing)
-            let result = await upload.result.mapError { HTTPFailure.classify($0, during: "the recognition request") }
+        }
+        switch outcome {
+        case .failed(let error):
+            end(.failure(error))
+        case .answered(let result, let sent):
             if case .success(let response) = result, response.statusCode == 401, client.tokens != nil {
                 // The token was refused mid-stream; the audio is still here, so send it once more.
                 await client.tokens?.invalidate()
@@ -230,4 +237,12 @@ public final class SpeechInteraction: Sendable {
             end(result)
         }
     }
+}
+
+/// How a live interaction's capture and upload ended, once both have.
+private enum LiveOutcome {
+    /// Capture or the request failed: the interaction fails with this.
+    case failed(SpeechClientError)
+    /// The audio was all sent (`sent`, for a retry) and the service answered, or the request failed.
+    case answered(Result<SpeechResponse, SpeechClientError>, sent: [UInt8])
 }
