@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "EarshotLab", targets: ["EarshotLab"]),
         .library(name: "EarshotLoad", targets: ["EarshotLoad"]),
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
+        .library(name: "EarshotServerTesting", targets: ["EarshotServerTesting"]),
         .library(name: "EarshotServer", targets: ["EarshotServer"]),
         .library(name: "EarshotClient", targets: ["EarshotClient"]),
     ],
@@ -129,6 +130,18 @@ let package = Package(
             swiftSettings: strictSwift6),
         .target(
             name: "EarshotTesting", dependencies: ["EarshotCore", "EarshotIO"], swiftSettings: strictSwift6),
+        // The in-process service, a raw loopback HTTP client and reference transcripts, for the server's
+        // and the client's tests (as HummingbirdTesting is to Hummingbird): apart from EarshotTesting so
+        // the lower stages' tests need not link the server.
+        .target(
+            name: "EarshotServerTesting",
+            dependencies: [
+                "EarshotServer", "EarshotTesting", "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotIO",
+                "EarshotRecognizer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6),
         .executableTarget(
             name: "earshot",
             dependencies: [
@@ -171,10 +184,17 @@ let package = Package(
         .testTarget(
             name: "EarshotServerTests",
             dependencies: [
-                "EarshotServer", "EarshotClient", "EarshotWire", "EarshotCodecs", "EarshotDSP", "EarshotIO",
+                "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotDSP", "EarshotIO",
                 "EarshotRecognizer", "EarshotTesting",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotClientTests",
+            dependencies: [
+                "EarshotClient", "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotIO",
+                "EarshotTesting",
             ],
             swiftSettings: strictSwift6),
         .testTarget(

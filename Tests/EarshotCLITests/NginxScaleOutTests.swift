@@ -223,7 +223,7 @@ import Testing
         #expect(held.statuses == [200], "\(held.text)")
     }
 
-    @Test func stoppingOneInstanceLosesNoRequest() throws {
+    @Test func stoppingOneInstanceLosesNoRequest() async throws {
         let deployment = try Deployment()
         defer { deployment.stop() }
         let token = try deployment.token()
@@ -235,19 +235,18 @@ import Testing
             "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
                 + "Content-Type: audio/wav\r\nX-SpeechContext: Generic\r\nTransfer-Encoding: chunked\r\n\r\n")
         let chunks = stride(from: 0, to: audio.count, by: 8_192).map { Array(audio[$0..<min($0 + 8_192, audio.count)]) }
-        let halfway = DispatchSemaphore(value: 0)
-        let uploaded = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
+        let (halfway, reachedHalfway) = AsyncStream.makeStream(of: Void.self)
+        async let uploaded: Void = onBlockingExecutor {
             for (index, chunk) in chunks.enumerated() {
                 inFlight.send(Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10])
-                if index == 1 { halfway.signal() }
+                if index == 1 { reachedHalfway.finish() }
                 Thread.sleep(forTimeInterval: 0.2)
             }
+            reachedHalfway.finish()
             inFlight.send("0\r\n\r\n")
             inFlight.read(for: 60)
-            uploaded.signal()
         }
-        halfway.wait()
+        for await _ in halfway {}
         deployment.instances[1].process.terminate()
         // Requests keep coming through nginx while instance 1 drains and after it has gone.
         var statuses: [Int] = []
@@ -255,7 +254,7 @@ import Testing
             statuses.append(try deployment.speech(token: token).status)
             statuses.append(try deployment.openAI(token: token).status)
         }
-        uploaded.wait()
+        try await uploaded
         deployment.instances[1].process.waitUntilExit()
         #expect(statuses == Array(repeating: 200, count: 12), "\(deployment.log)")
         #expect(inFlight.statuses == [200], "the request in flight at SIGTERM: \(inFlight.text)")

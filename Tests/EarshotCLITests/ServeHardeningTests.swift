@@ -40,8 +40,12 @@ import Testing
 
     /// A whole speechToText request on a fresh connection; returns its status and body.
     static func recognize(_ server: Server, token: String, audio path: String = wav) throws -> (Int, String) {
+        try recognize(port: server.port, token: token, audio: path)
+    }
+
+    static func recognize(port: Int, token: String, audio path: String = wav) throws -> (Int, String) {
         let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let connection = try LoopbackConnection(port: server.port)
+        let connection = try LoopbackConnection(port: port)
         connection.send(Self.speechHead(token: token, contentType: "audio/wav", length: audio.count))
         connection.send(audio)
         connection.read(for: 60)
@@ -102,37 +106,34 @@ import Testing
         #expect(try Self.recognize(server, token: speech).0 == 200)
     }
 
-    @Test func twoDribblersCannotLockAGoodClientOutOfTwoRecognizers() throws {
+    @Test func twoDribblersCannotLockAGoodClientOutOfTwoRecognizers() async throws {
         let server = try Server(arguments: Self.quick())
         defer { _ = server.stop() }
         let token = try Self.token(server)
+        let port = server.port
         let head =
             "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
             + "Content-Type: audio/wav\r\nX-SpeechContext: Generic\r\nTransfer-Encoding: chunked\r\n\r\n"
-        let dribblers = try (0..<2).map { _ in try LoopbackConnection(port: server.port) }
+        let dribblers = try (0..<2).map { _ in try LoopbackConnection(port: port) }
         for dribbler in dribblers { dribbler.send(head) }
-        // Both dribble a one-byte chunk a second on threads of their own while good clients come and go.
+        // Both dribble a one-byte chunk a second while good clients come and go; each returns the second
+        // at which the server cut it off.
         let started = Date()
-        let finished = DispatchGroup()
-        let cutOff = Replies()
-        for (index, dribbler) in dribblers.enumerated() {
-            finished.enter()
-            Thread.detachNewThread {
-                defer { finished.leave() }
-                for _ in 0..<30 {
-                    guard dribbler.send("1\r\nR\r\n") else { break }
-                    dribbler.read(for: 1)
-                    if dribbler.isClosedByPeer { break }
-                }
-                cutOff.set(index, [Int(Date().timeIntervalSince(started))])
+        async let cutOff = concurrentlyOnBlockingExecutor(dribblers.count) { index in
+            let dribbler = dribblers[index]
+            for _ in 0..<30 {
+                guard dribbler.send("1\r\nR\r\n") else { break }
+                dribbler.read(for: 1)
+                if dribbler.isClosedByPeer { break }
             }
+            return Date().timeIntervalSince(started)
         }
         var good: [Int] = []
         for _ in 0..<4 {
-            good.append(try Self.recognize(server, token: token).0)
-            Thread.sleep(forTimeInterval: 0.5)
+            good.append(try await onBlockingExecutor { try Self.recognize(port: port, token: token).0 })
+            try await Task.sleep(for: .milliseconds(500))
         }
-        finished.wait()
+        let cutOffSeconds = try await cutOff
         #expect(good == [200, 200, 200, 200])
         for dribbler in dribblers {
             #expect(dribbler.statuses == [408], "\(dribbler.text)")
@@ -140,7 +141,7 @@ import Testing
         }
         // Cut off at the upload grace (2 s; a loaded machine may add a little), well before the 30 s they
         // would have dribbled.
-        for index in dribblers.indices { #expect(cutOff.get(index).first.map { $0 < 10 } == true) }
+        #expect(cutOffSeconds.allSatisfy { $0 < 10 }, "\(cutOffSeconds)")
     }
 
     @Test func idleAndHalfSentConnectionsAreClosed() throws {
@@ -193,7 +194,7 @@ import Testing
         #expect(server.process.isRunning)
     }
 
-    @Test func poisonUploadsBesideAGoodOneHarmOnlyThemselves() throws {
+    @Test func poisonUploadsBesideAGoodOneHarmOnlyThemselves() async throws {
         // Enough recognizers that no poison is merely told the service is busy.
         let server = try Server(arguments: Self.quick(recognizers: 8))
         defer { _ = server.stop() }
@@ -208,35 +209,21 @@ import Testing
             ("audio/ogg;codecs=opus", random),
             ("audio/flac", Array("fLaC".utf8) + [UInt8](repeating: 0, count: 2_000)),
         ]
-        let replies = Replies()
-        let finished = DispatchGroup()
         let port = server.port
-        for (index, (type, body)) in poisons.enumerated() {
-            finished.enter()
-            Thread.detachNewThread {
-                defer { finished.leave() }
-                guard let connection = try? LoopbackConnection(port: port) else { return }
-                connection.send(Self.speechHead(token: token, contentType: type, length: body.count))
-                connection.send(body)
-                connection.read(for: 30)
-                replies.set(index, connection.statuses)
-            }
+        async let replies = concurrentlyOnBlockingExecutor(poisons.count) { index in
+            let (type, body) = poisons[index]
+            guard let connection = try? LoopbackConnection(port: port) else { return [Int]() }
+            connection.send(Self.speechHead(token: token, contentType: type, length: body.count))
+            connection.send(body)
+            connection.read(for: 30)
+            return connection.statuses
         }
-        let good = try Self.recognize(server, token: token)
-        finished.wait()
+        let good = try await onBlockingExecutor { try Self.recognize(port: port, token: token) }
+        let statuses = try await replies
         #expect(good.0 == 200 && good.1.contains("five"), "\(good.1)")
-        for index in poisons.indices {
-            let statuses = replies.get(index)
+        for (index, statuses) in statuses.enumerated() {
             #expect(statuses.count == 1 && (400..<500).contains(statuses[0]), "poison \(index): \(statuses)")
         }
         #expect(server.process.isRunning)
     }
-}
-
-/// Status codes gathered from several threads.
-private final class Replies: @unchecked Sendable {
-    private let lock = NSLock()
-    private var statuses: [Int: [Int]] = [:]
-    func set(_ index: Int, _ value: [Int]) { lock.withLock { statuses[index] = value } }
-    func get(_ index: Int) -> [Int] { lock.withLock { statuses[index] ?? [] } }
 }

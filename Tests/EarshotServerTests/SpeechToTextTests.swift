@@ -1,5 +1,6 @@
 import EarshotCodecs
 import EarshotServer
+import EarshotServerTesting
 import EarshotTesting
 import Foundation
 import Testing

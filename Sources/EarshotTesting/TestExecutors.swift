@@ -1,0 +1,43 @@
+import EarshotCore
+
+/// Where tests run what must not wait on Swift's cooperative pool.
+///
+/// The whole test process shares its cores: suites that compute (a detector over a corpus, a decode)
+/// run synchronous code on the cooperative pool, which has one thread per core, so a task that only
+/// needs a moment — a server answering, a client reading its reply — can wait seconds for a thread,
+/// and timeouts fire on healthy requests. The service and the test-side sockets therefore run on
+/// executors of their own (instances of the project's one executor type, ``BlockingExecutor``): the OS
+/// still shares the cores among all threads, but nothing waits for the pool.
+public enum TestExecutors {
+    /// The in-process service's request handling (its recognition runs on ``BlockingExecutor/shared``,
+    /// as in production). Handlers suspend while they wait for the network, so a few threads serve
+    /// many connections.
+    public static let service = BlockingExecutor(threadCount: 8, stackSize: 1 << 20)
+
+    /// Test-side blocking work: a loopback client's socket read, a listener's accept, a paced
+    /// dribble. Each waiting socket holds a thread, so there are many (threads that wait cost no CPU).
+    public static let blocking = BlockingExecutor(threadCount: 256, stackSize: 1 << 20)
+}
+
+/// Runs `body` — blocking socket or process work — on ``TestExecutors/blocking`` and returns its result.
+public func onBlockingExecutor<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask(executorPreference: TestExecutors.blocking) { try body() }
+        return try await group.next()!
+    }
+}
+
+/// Runs `body(0)`…`body(count − 1)` at once, each on ``TestExecutors/blocking``, and returns their
+/// results in index order once all have finished.
+public func concurrentlyOnBlockingExecutor<T: Sendable>(
+    _ count: Int, _ body: @escaping @Sendable (Int) async throws -> T
+) async throws -> [T] {
+    try await withThrowingTaskGroup(of: (Int, T).self) { group in
+        for index in 0..<count {
+            group.addTask(executorPreference: TestExecutors.blocking) { (index, try await body(index)) }
+        }
+        var results = [T?](repeating: nil, count: count)
+        for try await (index, result) in group { results[index] = result }
+        return results.map { $0! }
+    }
+}
