@@ -3,7 +3,9 @@
 // Targets read as the pipeline: C shims, then one Swift module per stage family, then the thin CLI.
 import PackageDescription
 
-let strictSwift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// Imports are internal unless marked `public import`, so no dependency reaches the public API by accident
+// (as Hummingbird builds).
+let strictSwift6: [SwiftSetting] = [.swiftLanguageMode(.v6), .enableUpcomingFeature("InternalImportsByDefault")]
 
 let package = Package(
     name: "Earshot",

@@ -1,5 +1,5 @@
-import EarshotCodecs
-import EarshotCore
+public import EarshotCodecs
+public import EarshotCore
 import EarshotDSP
 import EarshotVAD
 

@@ -1,4 +1,4 @@
-import EarshotCodecs
+public import EarshotCodecs
 
 /// What a recognition service heard in one utterance's audio; times in seconds from the audio's start.
 public struct RecognitionReply: Sendable, Equatable {

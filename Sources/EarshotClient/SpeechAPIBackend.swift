@@ -1,4 +1,4 @@
-import EarshotCodecs
+public import EarshotCodecs
 import Foundation
 
 /// The Speech API v3 as a ``RecognitionBackend``: each utterance is one Speech to Text request

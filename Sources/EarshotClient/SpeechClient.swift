@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import EarshotCore
+public import EarshotCore
 import Foundation
 import NIOCore
 

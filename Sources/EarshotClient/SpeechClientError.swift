@@ -1,6 +1,6 @@
-import EarshotCore
+public import EarshotCore
 import EarshotWire
-import Foundation
+public import Foundation
 
 /// Why an interaction failed: the error codes of the SDK's table 5-6.
 public enum SpeechClientError: Error, Sendable, Equatable, CustomStringConvertible {

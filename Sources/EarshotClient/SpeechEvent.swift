@@ -1,5 +1,5 @@
-import EarshotCore
-import EarshotWire
+public import EarshotCore
+public import EarshotWire
 import Foundation
 
 /// The states of an interaction (the SDK's table 5-7).

@@ -1,6 +1,6 @@
-import EarshotCodecs
-import EarshotCore
-import EarshotVAD
+public import EarshotCodecs
+public import EarshotCore
+public import EarshotVAD
 import Foundation
 
 /// How a speech interaction talks to the service: the request properties of the SDK's table 5-2,

@@ -5,7 +5,7 @@ import NIOFoundationCompat
 
 /// OAuth access tokens for an app (section 3.5): fetched with the client-credentials grant,
 /// refreshed with the refresh token shortly before they expire, fetched anew after a 401.
-public actor TokenProvider {
+actor TokenProvider {
     private let client: HTTPClient
     private let tokenURL: String
     private let appKey: String
@@ -14,7 +14,7 @@ public actor TokenProvider {
     private let connectionTimeout: Double
     private var current: (access: String, refresh: String?, renewAt: ContinuousClock.Instant)?
 
-    public init(
+    init(
         client: HTTPClient, tokenURL: String, appKey: String, secret: String, scope: String, connectionTimeout: Double
     ) {
         self.client = client
@@ -26,7 +26,7 @@ public actor TokenProvider {
     }
 
     /// A token that will stay valid a while (renewed a minute, or a tenth of its life, before it expires).
-    public func token() async throws(SpeechClientError) -> String {
+    func token() async throws(SpeechClientError) -> String {
         if let current, current.renewAt > .now { return current.access }
         if let refresh = current?.refresh,
             let refreshed = try? await request([
@@ -41,7 +41,7 @@ public actor TokenProvider {
     }
 
     /// Forgets the current token (the service refused it).
-    public func invalidate() { current = nil }
+    func invalidate() { current = nil }
 
     private func request(_ form: [String: String]) async throws(SpeechClientError) -> String {
         var request = HTTPClientRequest(url: tokenURL)

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 extension EarshotError {
     /// A malformed encoded stream: names the stream, the byte offset and what was expected there.

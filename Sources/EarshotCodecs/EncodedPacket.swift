@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Encoded bytes and the stretch of media time whose audio they hold.
 ///

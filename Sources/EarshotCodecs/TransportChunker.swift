@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Cuts an encoded byte stream into HTTP transport chunks: `chunkSize` bytes each (512 by default,
 /// the size section 3.3 of the AT&T Speech API document recommends for chunked uploads), then the

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-    import Glibc
+    public import Glibc
 #elseif canImport(Musl)
-    import Musl
+    public import Musl
 #elseif canImport(Darwin)
-    import Darwin
+    public import Darwin
 #endif
 
 /// Something a stage observed, stamped with the media time at which it happened.
@@ -65,11 +65,11 @@ public struct AudioLevel: Sendable, Equatable {
 }
 
 #if canImport(Glibc)
-    import Glibc
+    public import Glibc
 #elseif canImport(Musl)
-    import Musl
+    public import Musl
 #elseif canImport(Darwin)
-    import Darwin
+    public import Darwin
 #endif
 
 /// Why the endpointer stopped listening (section 4.4.6 of the seed SDK: silence, timeouts, manual stop).

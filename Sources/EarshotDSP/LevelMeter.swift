@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Measures RMS and peak level in dBFS for every `interval` of media time (100 ms by default: the seed
 /// SDK's `audioLevel` callback, about ten a second), and counts clipped samples.

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Converts audio of any rate and channel count to mono at a working rate (16 or 8 kHz for speech),
 /// with libsoxr (the default) or speexdsp.

@@ -1,5 +1,5 @@
 import CALSA
-import EarshotCore
+public import EarshotCore
 
 /// Live capture from an ALSA PCM device: the microphone on Linux.
 ///

@@ -1,5 +1,5 @@
 import CSndFile
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// Reads any audio file libsndfile understands — WAV, FLAC, Ogg Vorbis and Opus, AIFF, CAF, W64, AU…

@@ -1,5 +1,5 @@
 import CSndFile
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// Writes audio to a file through libsndfile, atomically: samples go to a temporary file beside the

@@ -1,5 +1,5 @@
-import EarshotCodecs
-import EarshotCore
+public import EarshotCodecs
+public import EarshotCore
 import Foundation
 
 /// Opens what a user names on the command line as an audio source.

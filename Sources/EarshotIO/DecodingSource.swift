@@ -1,5 +1,5 @@
-import EarshotCodecs
-import EarshotCore
+public import EarshotCodecs
+public import EarshotCore
 import Foundation
 
 /// Reads an encoded stream (AMR, Speex, Ogg Speex, L16, … — the Speech API's formats that libsndfile

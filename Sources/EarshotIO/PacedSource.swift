@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// How headerless PCM is laid out: the sox-style `--rate --channels --encoding` spec.

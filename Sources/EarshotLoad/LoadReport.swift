@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a load test measured, per number of concurrent streams.
 public struct LoadReport: Sendable {

@@ -1,7 +1,7 @@
-import EarshotClient
+public import EarshotClient
 import EarshotCore
 import EarshotIO
-import EarshotLab
+public import EarshotLab
 import Foundation
 
 /// A load test of a recognition service as its users feel it: N streams, each replaying a corpus's

@@ -1,5 +1,5 @@
 import CPocketSphinx
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// Finds when each word of a known transcript is spoken, by decoding with a grammar that accepts

@@ -1,5 +1,5 @@
 import CPocketSphinx
-import EarshotCore
+public import EarshotCore
 
 /// The embedded recognizer: CMU PocketSphinx (5prealpha) with an n-gram language model.
 ///

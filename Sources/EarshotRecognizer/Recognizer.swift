@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// A speech recognizer fed audio incrementally, one utterance at a time.
 ///

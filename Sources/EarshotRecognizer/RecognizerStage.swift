@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Runs a whole stream through a recognizer as one utterance: the final stage of a transcription chain.
 ///

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// One subtitle: the lines shown from `start` to `end`.
 public struct SubtitleCue: Sendable, Equatable {

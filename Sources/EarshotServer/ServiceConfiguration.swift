@@ -1,4 +1,4 @@
-import EarshotRecognizer
+public import EarshotRecognizer
 
 /// Everything `earshot serve` can set, with the seed's defaults where it has them.
 ///

@@ -1,9 +1,9 @@
 import EarshotCore
 import Foundation
 import Hummingbird
-import Logging
+public import Logging
 import NIOCore
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// The reference recognition service: the Speech API v3 of the AT&T document, and OpenAI's
 /// transcription API, served by Hummingbird.

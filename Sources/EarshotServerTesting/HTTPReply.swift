@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A reply read off the socket.
 public struct HTTPReply: Sendable {

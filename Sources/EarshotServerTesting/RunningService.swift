@@ -1,5 +1,5 @@
 import EarshotCore
-import EarshotServer
+public import EarshotServer
 import EarshotTesting
 import Foundation
 import Logging

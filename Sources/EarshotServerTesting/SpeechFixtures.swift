@@ -1,9 +1,9 @@
-import EarshotCodecs
+public import EarshotCodecs
 import EarshotCore
 import EarshotDSP
 import EarshotIO
 import EarshotRecognizer
-import EarshotTesting
+public import EarshotTesting
 
 /// Real speech in every wire format, and what the embedded recognizer makes of it.
 public enum SpeechFixtures {

@@ -1,10 +1,10 @@
-import EarshotClient
+public import EarshotClient
 import EarshotCodecs
 import EarshotCore
 import EarshotDSP
-import EarshotRecognizer
-import EarshotTranscription
-import EarshotVAD
+public import EarshotRecognizer
+public import EarshotTranscription
+public import EarshotVAD
 import Foundation
 
 /// A recognition service behind ``SegmentTranscriber``: each segment is encoded in the backend's

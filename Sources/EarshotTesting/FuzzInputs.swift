@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The saved inputs of a fuzz target (see RELIABILITY.md): its seeds, `Fuzz/corpus/<target>/`, and
 /// every crash, timeout or out-of-memory input found and minimized, `Fuzz/regressions/<target>/`.

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// Synthesised test signals with known answers: a 1 kHz sine at −20 dBFS peak has an RMS of

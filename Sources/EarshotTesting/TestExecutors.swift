@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Where tests run what must not wait on Swift's cooperative pool.
 ///

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import EarshotDSP
 import EarshotRecognizer
 import EarshotVAD

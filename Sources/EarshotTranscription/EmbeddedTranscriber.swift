@@ -1,6 +1,6 @@
 import EarshotCore
-import EarshotRecognizer
-import EarshotVAD
+public import EarshotRecognizer
+public import EarshotVAD
 
 /// The embedded recognizer behind ``SegmentTranscriber``: one ``PocketSphinxRecognizer``, loaded once
 /// (about half a second) and reused for every segment the worker gets.

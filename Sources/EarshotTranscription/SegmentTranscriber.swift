@@ -1,6 +1,6 @@
 import EarshotCore
-import EarshotRecognizer
-import EarshotVAD
+public import EarshotRecognizer
+public import EarshotVAD
 
 /// Turns one segment of a long recording into a recognition result: the seam between the scheduler,
 /// which cuts and orders segments, and whatever recognizes them.

@@ -1,6 +1,6 @@
-import EarshotCore
-import EarshotRecognizer
-import EarshotVAD
+public import EarshotCore
+public import EarshotRecognizer
+public import EarshotVAD
 
 /// What is known about a recording before it is transcribed: its name and how it was stored. Encoded
 /// as a transcript document's `input` (its length is the document's own `duration_s`).

@@ -1,5 +1,5 @@
 import EarshotCore
-import EarshotRecognizer
+public import EarshotRecognizer
 import Foundation
 
 /// The settings that produced a transcript, recorded in every JSON document so it can be reproduced.

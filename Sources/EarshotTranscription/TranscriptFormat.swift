@@ -1,5 +1,5 @@
 import EarshotCore
-import EarshotRecognizer
+public import EarshotRecognizer
 import Foundation
 
 /// The ways a transcript is written: one segment model, four writers.

@@ -1,6 +1,6 @@
 import EarshotCore
-import EarshotDSP
-import EarshotVAD
+public import EarshotDSP
+public import EarshotVAD
 import Foundation
 
 /// How ``BatchTranscriber`` runs: how many recognizers work at once, and how recordings are cut.
@@ -15,9 +15,12 @@ public struct TranscriptionSettings: Sendable, Hashable {
     /// speexdsp's resampler quality, 0 (fastest) to 10 (best), with ``resampler`` speexdsp. Default 4.
     public let resamplerQuality: Int
 
+    /// One job per active processor.
+    public static var defaultJobs: Int { ProcessInfo.processInfo.activeProcessorCount }
+
     /// Checks every value; throws `.invalidParameter` naming `jobs` or `resamplerQuality`.
     public init(
-        jobs: Int = ProcessInfo.processInfo.activeProcessorCount, chunking: UtteranceChunkerConfiguration? = nil,
+        jobs: Int = TranscriptionSettings.defaultJobs, chunking: UtteranceChunkerConfiguration? = nil,
         resampler: Resampler.Engine = .soxr, resamplerQuality: Int = 4
     ) throws {
         guard jobs >= 1 else {

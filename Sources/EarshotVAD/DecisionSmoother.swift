@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Turns a detector's per-frame speech probabilities into smoothed speech/silence decisions.
 ///

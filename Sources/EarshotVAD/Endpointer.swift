@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Decides when to stop listening, and how the interaction ended: the seed SDK's endpointing
 /// (section 4.4.6, table 5-2) as a pure state machine over ``VADDecision``s and media time.

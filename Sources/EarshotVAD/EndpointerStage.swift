@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// The ``Endpointer`` as a stage, to chain after ``DecisionSmoother``: passes on each decision the
 /// endpointer takes in, and posts its events.

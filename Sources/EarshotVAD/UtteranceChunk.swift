@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// One segment of a long recording, as ``UtteranceChunker`` cut it: its audio, placed at its media time,
 /// and why it ends where it does.

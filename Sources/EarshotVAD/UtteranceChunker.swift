@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Splits a long recording into segments a recognizer accepts, cutting only in pauses when it can.
 ///

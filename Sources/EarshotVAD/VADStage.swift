@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Runs a ``VoiceActivityDetector`` over a stream: frames mono audio at the detector's rate and emits
 /// one ``VADFrame`` per hop.

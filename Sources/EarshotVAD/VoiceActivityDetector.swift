@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// A frame-level speech detector: takes fixed-length frames of mono audio at one sample rate and
 /// returns, for each, the probability that it holds speech.

@@ -1,5 +1,5 @@
 import EarshotCore
-import Foundation
+public import Foundation
 
 /// The Speech to Text JSON of section 3.8: `{"Recognition":{"Status", "ResponseId", "Info",
 /// "NBest":[…]}}`, written by Earshot's service and read by its client. `NBest` is omitted when

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The body of a Speech API error answer (sections 3.6 and 3.9):
 /// `{"RequestError":{"ServiceException":{"MessageId":…,"Text":…,"Variables":…}}}` (or

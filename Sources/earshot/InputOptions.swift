@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import EarshotCodecs
 import EarshotCore
 import EarshotIO

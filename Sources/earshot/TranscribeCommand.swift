@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Dispatch
 import EarshotClient
 import EarshotCodecs
@@ -6,7 +6,7 @@ import EarshotCore
 import EarshotIO
 import EarshotRecognizer
 import EarshotServiceTranscription
-import EarshotTranscription
+public import EarshotTranscription
 import EarshotVAD
 import Foundation
 

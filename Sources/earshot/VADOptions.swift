@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import EarshotCore
 import EarshotLab
 import EarshotVAD

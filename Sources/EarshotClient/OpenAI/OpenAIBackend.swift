@@ -1,4 +1,4 @@
-import EarshotWire
+public import EarshotWire
 import Foundation
 
 extension OpenAITranscriptionClient: RecognitionBackend {

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import EarshotCodecs
-import EarshotWire
+public import EarshotCodecs
+public import EarshotWire
 import Foundation
 import NIOCore
 import NIOFoundationCompat

@@ -1,5 +1,5 @@
 import COpenCoreAMR
-import EarshotCore
+public import EarshotCore
 
 /// Decodes an AMR-NB file (RFC 4867 §5, `audio/amr`) fed in pieces split anywhere, to 8 kHz mono.
 ///

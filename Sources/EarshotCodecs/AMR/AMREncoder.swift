@@ -1,5 +1,5 @@
 import COpenCoreAMR
-import EarshotCore
+public import EarshotCore
 
 /// Encodes 8 kHz mono speech as AMR-NB in the RFC 4867 §5 file format (`audio/amr`), with
 /// opencore-amrnb: the Speech SDK's `ATTSKAudioFormatAMR_NB`, 12.2 kbit/s by default.

@@ -1,5 +1,5 @@
 import CFLAC
-import EarshotCore
+public import EarshotCore
 
 /// Decodes a native FLAC stream (`audio/flac`) fed in pieces split anywhere, with libFLAC.
 ///

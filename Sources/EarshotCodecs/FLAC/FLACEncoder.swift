@@ -1,5 +1,5 @@
 import CFLAC
-import EarshotCore
+public import EarshotCore
 
 /// Encodes audio as a native FLAC stream (`audio/flac`), 16 bits per sample, with libFLAC, written
 /// front to back so it can be uploaded while it is produced.

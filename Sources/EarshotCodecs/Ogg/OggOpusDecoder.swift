@@ -1,5 +1,5 @@
 import COpus
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// Decodes Ogg Opus (`.opus`, `audio/ogg;codecs=opus`, RFC 7845) with libopus, from

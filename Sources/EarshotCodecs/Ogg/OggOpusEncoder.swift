@@ -1,5 +1,5 @@
 import COpus
-import EarshotCore
+public import EarshotCore
 
 /// Encodes speech as Ogg Opus (`.opus`, `audio/ogg;codecs=opus`, RFC 7845) with libopus.
 ///

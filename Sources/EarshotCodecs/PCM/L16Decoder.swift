@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Unpacks raw big-endian signed 16-bit PCM (`audio/L16`) fed in pieces split anywhere.
 ///

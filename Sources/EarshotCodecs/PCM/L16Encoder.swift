@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Packs audio as raw big-endian signed 16-bit PCM (`audio/L16`, RFC 2586 / RFC 3551 §4.5.11), with no
 /// header: the rate and channel count travel in the content type, e.g. `audio/L16;rate=16000`.

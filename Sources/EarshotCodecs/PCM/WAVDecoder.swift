@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Parses a 16-bit PCM WAV stream fed in pieces split anywhere (an HTTP body arriving in chunks), as
 /// sent by the Speech SDK: possibly a "streaming" WAV whose header states no length.

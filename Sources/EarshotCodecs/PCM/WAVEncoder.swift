@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Packs audio as 16-bit little-endian PCM WAV (`audio/wav`), header first, as the Speech SDK streams
 /// it while recording (`ATTSKAudioFormatWAV_NB` / `_WB`: 8 or 16 kHz mono, 128 or 256 kbit/s).

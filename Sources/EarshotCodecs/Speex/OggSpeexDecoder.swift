@@ -1,5 +1,5 @@
 import CSpeex
-import EarshotCore
+public import EarshotCore
 
 /// Decodes Ogg Speex (`.spx`, `audio/ogg;codecs=speex`), from ``OggSpeexEncoder`` or speexenc.
 ///

@@ -1,5 +1,5 @@
 import CSpeex
-import EarshotCore
+public import EarshotCore
 
 /// Encodes speech as Ogg Speex (`.spx`, `audio/ogg;codecs=speex`), the file form speexenc writes and
 /// speexdec reads.

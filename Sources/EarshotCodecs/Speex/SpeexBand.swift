@@ -1,5 +1,5 @@
 import CSpeex
-import EarshotCore
+public import EarshotCore
 
 /// The Speex mode a stream is coded in: narrowband (8 kHz, 160-sample frames) or wideband (16 kHz,
 /// 320-sample frames, the Speech SDK's default). Both code 20 ms per frame.

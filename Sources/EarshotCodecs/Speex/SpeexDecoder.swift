@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Decodes Speex with a length byte before each frame (`audio/x-speex-with-header-byte`), as
 /// ``SpeexEncoder`` and the Speech SDK write it.

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// Encodes speech as Speex with a length byte before each frame
 /// (`audio/x-speex-with-header-byte;rate=16000`, or `rate=8000`): the Speech SDK's upload format.

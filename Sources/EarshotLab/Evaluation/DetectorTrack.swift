@@ -1,7 +1,7 @@
-import EarshotCore
+public import EarshotCore
 import EarshotDSP
 import EarshotIO
-import EarshotVAD
+public import EarshotVAD
 import Foundation
 
 /// A detector's output over one file of a corpus: its frames, in order, with their probabilities.

@@ -1,5 +1,5 @@
 import EarshotCore
-import EarshotVAD
+public import EarshotVAD
 import Foundation
 
 /// What `earshot eval` reports for one detector (or one set of prediction files) over a corpus.

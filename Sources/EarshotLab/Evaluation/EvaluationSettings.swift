@@ -1,5 +1,5 @@
 import EarshotCore
-import EarshotVAD
+public import EarshotVAD
 
 /// Everything that decides what an evaluation measures: the detector, how its probabilities are
 /// smoothed into decisions, and when the endpointer ends an utterance.

@@ -1,5 +1,5 @@
-import EarshotCore
-import EarshotVAD
+public import EarshotCore
+public import EarshotVAD
 
 /// The endpointer driven by a corpus entry's labels instead of a detector: a perfect VAD, with speech
 /// exactly where it is labelled and no delay, on the lab's 10 ms grid (``FrameGrid``).

@@ -1,5 +1,5 @@
-import EarshotCore
-import EarshotVAD
+public import EarshotCore
+public import EarshotVAD
 
 /// What the smoother and the endpointer made of a detector track: the decisions and the events, in
 /// order — the same stages, fed the same frames, as a live session.

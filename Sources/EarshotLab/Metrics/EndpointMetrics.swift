@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 
 /// What the endpointer did with one utterance of a corpus, in seconds from the start of the file.
 public struct UtteranceResult: Sendable, Equatable, Codable {

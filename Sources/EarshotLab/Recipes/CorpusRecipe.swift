@@ -31,19 +31,20 @@ public struct RecipeOptions: Sendable, Hashable {
     /// Build only the first `limit` utterances of each source list (for quick checks and tests);
     /// the files built are exactly those of a full build with the same seed.
     public var limit: Int?
-    /// A folder for intermediate files (synthesizer output, MIDI), which the build removes.
+    /// A folder for intermediate files (synthesizer output, MIDI), which the build removes. Default: the
+    /// system's temporary folder.
     public var scratch: String
     /// The long corpus only: each recording is at least this many seconds (default 600). Shorter
     /// recordings keep tests quick; they are not prefixes of the full-length ones.
     public var minimumRecordingDuration: Double?
 
     public init(
-        seed: UInt64 = 1, limit: Int? = nil, scratch: String = NSTemporaryDirectory(),
+        seed: UInt64 = 1, limit: Int? = nil, scratch: String? = nil,
         minimumRecordingDuration: Double? = nil
     ) {
         self.seed = seed
         self.limit = limit
-        self.scratch = scratch
+        self.scratch = scratch ?? NSTemporaryDirectory()
         self.minimumRecordingDuration = minimumRecordingDuration
     }
 

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// A minimal Standard MIDI File (format 0, one track) writer: enough to describe the background

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// The generated noises of the noisy corpus, each returned at unit RMS so the mixer alone sets levels.

@@ -1,6 +1,6 @@
-import EarshotCore
+public import EarshotCore
 import EarshotDSP
-import EarshotIO
+public import EarshotIO
 import Foundation
 
 /// Reading and writing the audio of corpora: everything is 16 kHz mono 16-bit WAV.

@@ -1,5 +1,5 @@
 import EarshotCore
-import EarshotVAD
+public import EarshotVAD
 
 /// Runs a sweep: every setting of a grid over a corpus, on several cores, one row per setting.
 ///

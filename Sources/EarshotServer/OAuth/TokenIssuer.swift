@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The OAuth 2.0 client-credentials rules of the service (section 3.5): which apps may have tokens,
 /// what their tokens open, and for how long.

@@ -1,4 +1,4 @@
-import EarshotCodecs
+public import EarshotCodecs
 import EarshotCore
 import Foundation
 

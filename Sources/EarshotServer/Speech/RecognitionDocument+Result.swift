@@ -1,5 +1,5 @@
-import EarshotRecognizer
-import EarshotWire
+public import EarshotRecognizer
+public import EarshotWire
 
 extension RecognitionDocument {
     /// The document for `result`, the final result of a request that carried `audioBytes` bytes

@@ -1,5 +1,5 @@
-import EarshotWire
-import Foundation
+public import EarshotWire
+public import Foundation
 
 /// The other two renderings of section 3.7: Speech to Text XML (`application/xml`), the same
 /// fields as the JSON in the same nesting, and W3C EMMA 1.0 (`application/emma+xml`).

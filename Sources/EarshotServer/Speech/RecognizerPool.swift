@@ -1,5 +1,5 @@
 import EarshotCore
-import EarshotRecognizer
+public import EarshotRecognizer
 
 /// A bounded set of loaded recognizers shared by the service's requests.
 ///

@@ -1,6 +1,6 @@
 import EarshotWire
-import Foundation
-import Hummingbird
+public import Foundation
+public import Hummingbird
 
 /// An error answer of the Speech API (sections 3.6 and 3.9): a status code and a `RequestError`
 /// body holding a `ServiceException` (SVC0001: the request is malformed) or a `PolicyException`
