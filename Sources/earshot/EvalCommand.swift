@@ -8,7 +8,10 @@ struct Eval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Score VAD detectors and the endpointer on a labelled corpus.",
-        usage: "earshot eval [--detector <detector> ...] [<options>] <corpus>",
+        usage: """
+            earshot eval [--detector <detector> ...] [<options>] <corpus>
+            earshot eval --merge <part> ... [--format text|json] [-o <file>]
+            """,
         discussion: """
             For each detector: frame precision, recall, F1 and false-alarm rate on the 10 ms grid, \
             average precision of its probabilities, speech start/end boundary errors (mean and p90 of \
@@ -20,11 +23,23 @@ struct Eval: AsyncParsableCommand {
             never does), and the delay (endpoint − oracle endpoint). With --predictions DIR it scores \
             another tool's NAME.prob or NAME.csv files instead, by the same code.
 
+            Shards (a Slurm job array, one task each): --shard I/N scores every N-th corpus file, \
+            sorted by path, from the I-th, and writes a partial result (JSON, --format partial, to -o) \
+            holding the counts and per-utterance values the figures come from, and what produced it \
+            (version, corpus and the SHA-256 of its manifest, shard, every option that changes a \
+            figure). eval --merge PART… prints the report of all N parts, exactly as one run prints it \
+            (speed is the parts' audio over their CPU time); --format, --pr-curve and --utterances are \
+            chosen there. Parts of different runs are refused naming the file and field (exit 2), \
+            and so is a shard missing or given twice (exit 1).
+
             Examples:
               earshot eval corpora/build/noisy
               earshot eval --detector spectral --format json --pr-curve \\
                   corpora/build/noisy > eval.json
               earshot eval --predictions preds/ corpora/build/real
+              earshot eval --detector spectral --shard 2/4 \\
+                  -o parts/eval.2.json corpora/build/noisy
+              earshot eval --merge parts/eval.*.json --format json -o eval.json
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, partial }

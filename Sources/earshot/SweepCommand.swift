@@ -8,6 +8,10 @@ import Foundation
 struct Sweep: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the endpointer over a labelled corpus for a grid of settings: latency versus truncation.",
+        usage: """
+            earshot sweep <corpus> --grid <grid> ... [<options>]
+            earshot sweep --merge <part> ... [--format csv|json] [-o <file>]
+            """,
         discussion: """
             One row per setting: median and p90 endpoint latency (endpoint − labelled end of speech, in \
             seconds), truncation rate (utterances cut off by a silence endpoint inside their labelled \
@@ -24,12 +28,23 @@ struct Sweep: AsyncParsableCommand {
             names: \(SweepParameter.allCases.map(\.rawValue).joined(separator: ", ")). Parameters not in \
             the grid take the values of the flags below (the SDK's defaults unless given).
 
+            Shards (a Slurm job array, one task each): --shard I/N computes every N-th setting in grid \
+            order, from the I-th, over the whole corpus, and writes a partial result (JSON, --format \
+            partial, to -o) with those rows and what produced them (version, corpus and the SHA-256 of \
+            its manifest, grid, parameters). sweep --merge PART… prints the table of all N parts, \
+            exactly as one run prints it, the Pareto column computed over all rows. Parts of \
+            different runs are refused naming the file and field (exit 2), and so is a shard missing \
+            or given twice (exit 1).
+
             Examples:
               earshot sweep corpora/build/noisy --grid endingSilence=0.2:1.2:0.05 \\
                   -o sweep.csv
               earshot sweep corpora/build/noisy --grid detector=energy,spectral \\
                   --grid endingSilence=0.3,0.5,0.85 --grid onsetThreshold=0.4,0.5,0.6 \\
                   --format json -o sweep.json --resume
+              earshot sweep corpora/build/noisy --grid endingSilence=0.2:1.2:0.05 \\
+                  --shard 1/4 -o parts/sweep.1.json
+              earshot sweep --merge parts/sweep.*.json -o sweep.csv
             """)
 
     @Argument(help: "A corpus folder holding manifest.jsonl.")
