@@ -137,16 +137,13 @@ struct Eval: AsyncParsableCommand {
     /// `--merge PART…` prints the report of the parts: only the choices of the report may be given.
     private func validateMerge() throws {
         if format == .partial { throw ValidationError("--merge prints a report: --format text or json") }
-        let defaults = try PartialInput.defaultParameters()
-        let changed = try EvaluationSettings(
-            smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration()
-        ).parameters.filter { defaults[$0.key] != $0.value }.keys.sorted()
+        let changed = try PartialInput.changedParameters(smoothing, endpointing)
         try PartialInput.refuse([
             ("the corpus", corpus != nil), ("--detector", !detectorNames.isEmpty),
             ("--predictions", predictions != nil),
             ("--group-by", groupBy != nil), ("--shard", shardOptions.text != nil),
             ("--on-time-tolerance", onTimeTolerance != OracleTiming.defaultTolerance),
-            ("--\(changed.first ?? "")", !changed.isEmpty),
+            (changed.first ?? "", !changed.isEmpty),
         ])
     }
 

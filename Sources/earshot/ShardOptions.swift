@@ -78,9 +78,13 @@ enum PartialInput {
         }
     }
 
-    /// The default smoothing and endpointing parameters, to tell whether any flag changed one.
-    static func defaultParameters() throws -> [String: ParameterValue] {
-        EvaluationSettings(smoothing: try SmoothingConfiguration(), endpointer: try EndpointerConfiguration())
-            .parameters
+    /// The smoothing and endpointing flags given with different values from the defaults, as flags.
+    static func changedParameters(_ smoothing: SmoothingOptions, _ endpointing: EndpointingOptions) throws -> [String] {
+        let defaults = EvaluationSettings(
+            smoothing: try SmoothingConfiguration(), endpointer: try EndpointerConfiguration()
+        ).parameters
+        let given = EvaluationSettings(
+            smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration())
+        return given.parameters.filter { defaults[$0.key] != $0.value }.keys.sorted().map { "--" + $0 }
     }
 }

@@ -126,15 +126,12 @@ struct Sweep: AsyncParsableCommand {
     /// `--merge PART…` prints the table of the parts: only the choices of the output may be given.
     private func validateMerge() throws {
         if format == .partial { throw ValidationError("--merge prints a table: --format csv or json") }
-        let defaults = try PartialInput.defaultParameters()
-        let changed = try EvaluationSettings(
-            smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration()
-        ).parameters.filter { defaults[$0.key] != $0.value }.keys.sorted()
+        let changed = try PartialInput.changedParameters(smoothing, endpointing)
         try PartialInput.refuse([
             ("the corpus", corpus != nil), ("--grid", !grid.isEmpty), ("--detector", detector != nil),
             ("--shard", shardOptions.text != nil), ("--resume", resume),
             ("--on-time-tolerance", onTimeTolerance != OracleTiming.defaultTolerance),
-            ("--\(changed.first ?? "")", !changed.isEmpty),
+            (changed.first ?? "", !changed.isEmpty),
         ])
     }
 
