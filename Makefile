@@ -18,7 +18,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocket
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps models openai-client interchange-readers demo test \
+.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models openai-client interchange-readers demo test \
 	bench fuzz format corpora notebooks
 
 deps:
@@ -38,11 +38,24 @@ demo: deps models
 # EarshotServerTesting), but each loads recognizers and decodes real speech against timeouts of a few
 # seconds, and two cores shared with the CPU-bound suites — or with each other — stretched a 1 s client
 # response timeout past its limit (3 of 4 fresh-clone runs in parallel; serially 106 of 106, 214 s).
-test: deps corpora-deps notebook-deps models openai-client interchange-readers
-	swift test --skip EarshotServerTests --skip EarshotClientTests --skip ServeHardeningTests --skip NginxScaleOutTests
+# Then the Slurm job-array test, which starts its own munged, slurmctld and slurmd on loopback (~1 min);
+# EARSHOT_SLURM_TESTS=1 makes it run (a bare `swift test` skips it), so here a Slurm that cannot start fails.
+test: deps corpora-deps notebook-deps slurm-deps models openai-client interchange-readers
+	swift test --skip EarshotServerTests --skip EarshotClientTests --skip ServeHardeningTests --skip NginxScaleOutTests \
+		--skip SlurmJobArrayTests
 	swift test --skip-build --no-parallel --filter EarshotServerTests --filter EarshotClientTests --filter ServeHardeningTests
 	swift test --skip-build --filter NginxScaleOutTests
+	EARSHOT_SLURM_TESTS=1 swift test --skip-build --filter SlurmJobArrayTests
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
+
+# Slurm and its authentication service, for the test that runs Examples/slurm/ on a one-node cluster it
+# configures itself (Debian's packages; their own services are not used).
+SLURM_PACKAGES := slurm-wlm munge
+
+slurm-deps:
+	@dpkg -s $(SLURM_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(SLURM_PACKAGES); }
 
 # Micro-benchmarks (saved as the package-benchmark baseline "default": compare a later change with
 # `swift package benchmark baseline compare default`), then a short live load test of the service and

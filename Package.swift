@@ -92,6 +92,8 @@ let package = Package(
             name: "EarshotLab",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer",
+                // SHA-256 of a corpus's manifest, which tells the partial results of shards of one corpus apart.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift6),
         // The service load test (`earshot bench`): live clients against a service, or the embedded

@@ -8,7 +8,10 @@ struct Eval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Score VAD detectors and the endpointer on a labelled corpus.",
-        usage: "earshot eval [--detector <detector> ...] [<options>] <corpus>",
+        usage: """
+            earshot eval [--detector <detector> ...] [<options>] <corpus>
+            earshot eval --merge <part> ... [--format text|json] [-o <file>]
+            """,
         discussion: """
             For each detector: frame precision, recall, F1 and false-alarm rate on the 10 ms grid, \
             average precision of its probabilities, speech start/end boundary errors (mean and p90 of \
@@ -20,14 +23,26 @@ struct Eval: AsyncParsableCommand {
             never does), and the delay (endpoint − oracle endpoint). With --predictions DIR it scores \
             another tool's NAME.prob or NAME.csv files instead, by the same code.
 
+            Shards (a Slurm job array, one task each): --shard I/N scores every N-th corpus file, \
+            sorted by path, from the I-th, and writes a partial result (JSON, --format partial, to -o) \
+            holding the counts and per-utterance values the figures come from, and what produced it \
+            (version, corpus and the SHA-256 of its manifest, shard, every option that changes a \
+            figure). eval --merge PART… prints the report of all N parts, exactly as one run prints it \
+            (speed is the parts' audio over their CPU time); --format, --pr-curve and --utterances are \
+            chosen there. Parts of different runs are refused naming the file and field (exit 2), \
+            and so is a shard missing or given twice (exit 1).
+
             Examples:
               earshot eval corpora/build/noisy
               earshot eval --detector spectral --format json --pr-curve \\
                   corpora/build/noisy > eval.json
               earshot eval --predictions preds/ corpora/build/real
+              earshot eval --detector spectral --shard 2/4 \\
+                  -o parts/eval.2.json corpora/build/noisy
+              earshot eval --merge parts/eval.*.json --format json -o eval.json
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, partial }
 
     // Optional only to the parser: `--detector` takes values up to the next option, so in
     // `eval --detector spectral CORPUS` it takes the corpus too; `validate()` hands that back.
@@ -53,8 +68,19 @@ struct Eval: AsyncParsableCommand {
     @OptionGroup var smoothing: SmoothingOptions
     @OptionGroup var endpointing: EndpointingOptions
 
-    @Option(name: .shortAndLong, help: "Output format: text (a table) or json.")
-    var format: Format = .text
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "Output format: text (a table), json, or partial (for --merge; --shard's). Default text.",
+            valueName: "format"))
+    var format: Format?
+
+    @OptionGroup var shardOptions: ShardOptions
+
+    @Option(
+        name: .customLong("merge"), parsing: .upToNextOption,
+        help: ArgumentHelp("Print the report of these partial results (every shard of one run).", valueName: "part"))
+    var merge: [String] = []
 
     @Option(name: .customLong("group-by"), help: "Also score each value of this tag separately (e.g. noise, snr_db).")
     var groupBy: String?
@@ -81,11 +107,25 @@ struct Eval: AsyncParsableCommand {
 
     @OptionGroup var progressOptions: ProgressOptions
 
+    /// Whether this run writes a partial result: `--format partial`, which `--shard` implies.
+    var writesPartial: Bool { format == .partial || (format == nil && shardOptions.text != nil) }
+
     mutating func validate() throws {
         if corpus == nil, let last = detectorNames.last, DetectorKind(rawValue: last) == nil {
             corpus = detectorNames.removeLast()
         }
+        if !merge.isEmpty { return try validateMerge() }
         guard corpus != nil else { throw ValidationError("Missing expected argument '<corpus>'") }
+        if shardOptions.text != nil, let format, format != .partial {
+            throw ValidationError(
+                "--shard writes a partial result (--format partial) for --merge; "
+                    + "give --format \(format.rawValue) to the merge")
+        }
+        if writesPartial, prCurve || utterances {
+            throw ValidationError(
+                "--\(prCurve ? "pr-curve" : "utterances") is a choice of the report: give it to --merge "
+                    + "(a partial result carries what it needs)")
+        }
         for name in detectorNames where DetectorKind(rawValue: name) == nil {
             let names = DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")
             throw ValidationError("--detector: unknown detector '\(name)'; expected one of \(names)")
@@ -94,18 +134,39 @@ struct Eval: AsyncParsableCommand {
         try OnTimeToleranceCheck.validate(onTimeTolerance)
     }
 
+    /// `--merge PART…` prints the report of the parts: only the choices of the report may be given.
+    private func validateMerge() throws {
+        if format == .partial { throw ValidationError("--merge prints a report: --format text or json") }
+        let changed = try PartialInput.changedParameters(smoothing, endpointing)
+        try PartialInput.refuse([
+            ("the corpus", corpus != nil), ("--detector", !detectorNames.isEmpty),
+            ("--predictions", predictions != nil),
+            ("--group-by", groupBy != nil), ("--shard", shardOptions.text != nil),
+            ("--on-time-tolerance", onTimeTolerance != OracleTiming.defaultTolerance),
+            (changed.first ?? "", !changed.isEmpty),
+        ])
+    }
+
     func run() async throws {
         try CommandOutput.check(output)
+        if !merge.isEmpty {
+            let parts: [PartialResult<EvaluationScores>] = try PartialInput.read(merge, command: "eval")
+            let scores = try EvaluationScores.merged(parts.map(\.result))
+            return try write(scores, parameters: parts[0].parameters)
+        }
         let whole = try Corpus.load(directory: corpus ?? ".")
+        let shard = shardOptions.shard ?? .whole
+        let selected = shard.select(whole)
+        let subset = Corpus(directory: whole.directory, entries: selected.map(\.entry))
         let smoothingConfiguration = try smoothing.configuration()
         let endpointerConfiguration = try endpointing.configuration()
         let parameters = EvaluationSettings(smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
             .parameters.filter { $0.key != "detector" }
 
-        // Each detector runs once over the whole corpus; groups are scored from the same tracks.
+        // Each detector runs once over the corpus (or this shard of it); groups are scored from the same tracks.
         var scorers: [(name: String, settings: EvaluationSettings, tracks: [DetectorTrack], cpuSeconds: Double)] = []
         if let predictions {
-            let tracks = try whole.entries.map { try PredictionFiles.track(for: $0, in: predictions) }
+            let tracks = try subset.entries.map { try PredictionFiles.track(for: $0, in: predictions) }
             var settings = EvaluationSettings(smoothing: smoothingConfiguration, endpointer: endpointerConfiguration)
             settings.onTimeTolerance = onTimeTolerance
             scorers.append(("predictions", settings, tracks, 0))
@@ -116,9 +177,9 @@ struct Eval: AsyncParsableCommand {
             let progress = CountProgress(mode: progressOptions.progress, command: "eval")
             for kind in kinds {
                 progress.begin(kind.rawValue)
-                let total = whole.entries.count
+                let total = subset.entries.count
                 let (tracks, cpuSeconds) = try await Evaluation.tracks(
-                    for: whole, detector: kind, models: models, jobs: jobs
+                    for: subset, detector: kind, models: models, jobs: jobs
                 ) {
                     progress.update(done: $0, of: total)
                 }
@@ -130,36 +191,38 @@ struct Eval: AsyncParsableCommand {
             }
             progress.finish()
         }
+        let scores = try await EvaluationScores.score(
+            selected, of: whole, groupBy: groupBy, scorers: scorers, jobs: jobs)
+        guard writesPartial else { return try write(scores, parameters: parameters) }
+        var options: [String: ParameterValue] = [
+            "detectors": .name(scorers.map(\.name).joined(separator: ",")),
+            "on_time_tolerance_s": .number(onTimeTolerance),
+        ]
+        options["predictions"] = predictions.map(ParameterValue.name)
+        options["group_by"] = groupBy.map(ParameterValue.name)
+        let part = PartialResult(
+            command: "eval", earshotVersion: Earshot.configuration.version, shard: shard, corpus: whole.directory,
+            corpusSHA256: try PartialSet.fingerprint(of: whole), parameters: parameters, options: options,
+            result: scores)
+        let file = try CommandOutput(path: output)
+        try file.write(try part.json())
+        try file.commit()
+    }
 
-        var groups: [(name: String?, indices: [Int])] = [(nil, Array(whole.entries.indices))]
-        if let groupBy {
-            let value = { (index: Int) in whole.entries[index].tags[groupBy] ?? "none" }
-            for name in Set(whole.entries.indices.map(value)).sorted() {
-                groups.append(("\(groupBy)=\(name)", whole.entries.indices.filter { value($0) == name }))
-            }
-        }
+    /// The report of a run, or of merged parts: a table per group, or the JSON document(s).
+    private func write(_ scores: EvaluationScores, parameters: [String: ParameterValue]) throws {
         let output = try CommandOutput(path: output)
         var documents: [EvalDocument] = []
-        for group in groups {
-            let corpus = Corpus(directory: whole.directory, entries: group.indices.map { whole.entries[$0] })
-            let share = corpus.totalDuration / max(whole.totalDuration, 1e-9)
-            var reports: [DetectorReport] = []
-            for scorer in scorers {
-                var report = try await Evaluation.score(
-                    group.indices.map { scorer.tracks[$0] }, corpus: corpus, settings: scorer.settings,
-                    name: scorer.name, jobs: jobs)
-                report.detectorSeconds = scorer.cpuSeconds * share
-                reports.append(report)
-            }
-            switch format {
-            case .text:
-                if let name = group.name { try output.write("\n== \(name)\n") }
-                try output.write(EvalTable.render(reports, corpus: corpus))
+        for group in scores.reports() {
+            switch format ?? .text {
+            case .text, .partial:
+                if let name = group.group { try output.write("\n== \(name)\n") }
+                try output.write(EvalTable.render(group.reports, corpus: group.corpus))
             case .json:
                 var document = EvalDocument(
-                    corpus: corpus, parameters: parameters, reports: reports, includeCurve: prCurve,
+                    corpus: group.corpus, parameters: parameters, reports: group.reports, includeCurve: prCurve,
                     includeUtterances: utterances)
-                document.group = group.name
+                document.group = group.group
                 documents.append(document)
             }
         }

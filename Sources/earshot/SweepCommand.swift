@@ -8,6 +8,10 @@ import Foundation
 struct Sweep: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the endpointer over a labelled corpus for a grid of settings: latency versus truncation.",
+        usage: """
+            earshot sweep <corpus> --grid <grid> ... [<options>]
+            earshot sweep --merge <part> ... [--format csv|json] [-o <file>]
+            """,
         discussion: """
             One row per setting: median and p90 endpoint latency (endpoint − labelled end of speech, in \
             seconds), truncation rate (utterances cut off by a silence endpoint inside their labelled \
@@ -24,16 +28,27 @@ struct Sweep: AsyncParsableCommand {
             names: \(SweepParameter.allCases.map(\.rawValue).joined(separator: ", ")). Parameters not in \
             the grid take the values of the flags below (the SDK's defaults unless given).
 
+            Shards (a Slurm job array, one task each): --shard I/N computes every N-th setting in grid \
+            order, from the I-th, over the whole corpus, and writes a partial result (JSON, --format \
+            partial, to -o) with those rows and what produced them (version, corpus and the SHA-256 of \
+            its manifest, grid, parameters). sweep --merge PART… prints the table of all N parts, \
+            exactly as one run prints it, the Pareto column computed over all rows. Parts of \
+            different runs are refused naming the file and field (exit 2), and so is a shard missing \
+            or given twice (exit 1).
+
             Examples:
               earshot sweep corpora/build/noisy --grid endingSilence=0.2:1.2:0.05 \\
                   -o sweep.csv
               earshot sweep corpora/build/noisy --grid detector=energy,spectral \\
                   --grid endingSilence=0.3,0.5,0.85 --grid onsetThreshold=0.4,0.5,0.6 \\
                   --format json -o sweep.json --resume
+              earshot sweep corpora/build/noisy --grid endingSilence=0.2:1.2:0.05 \\
+                  --shard 1/4 -o parts/sweep.1.json
+              earshot sweep --merge parts/sweep.*.json -o sweep.csv
             """)
 
     @Argument(help: "A corpus folder holding manifest.jsonl.")
-    var corpus: String
+    var corpus: String?
 
     @Option(
         name: .customLong("grid"),
@@ -51,8 +66,26 @@ struct Sweep: AsyncParsableCommand {
     @OptionGroup var smoothing: SmoothingOptions
     @OptionGroup var endpointing: EndpointingOptions
 
-    @Option(name: .shortAndLong, help: "Output format: csv or json.")
-    var format: SweepTable.Format = .csv
+    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, json, partial }
+
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "Output format: csv, json, or partial (for --merge; --shard's). Default csv.", valueName: "format"))
+    var format: Format?
+
+    @OptionGroup var shardOptions: ShardOptions
+
+    @Option(
+        name: .customLong("merge"), parsing: .upToNextOption,
+        help: ArgumentHelp("Print the table of these partial results (every shard of one run).", valueName: "part"))
+    var merge: [String] = []
+
+    /// Whether this run writes a partial result: `--format partial`, which `--shard` implies.
+    var writesPartial: Bool { format == .partial || (format == nil && shardOptions.text != nil) }
+
+    /// The table's format (csv unless json was asked for).
+    var tableFormat: SweepTable.Format { format == .json ? .json : .csv }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (rewritten after every row).")
     var output: String = "-"
@@ -75,20 +108,53 @@ struct Sweep: AsyncParsableCommand {
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
+        if !merge.isEmpty { return try validateMerge() }
+        guard corpus != nil else { throw ValidationError("Missing expected argument '<corpus>'") }
         guard !grid.isEmpty else { throw ValidationError("give at least one --grid NAME=VALUES") }
         if resume, output == "-" { throw ValidationError("--resume needs --output FILE (the sweep to continue)") }
+        if shardOptions.text != nil, let format, format != .partial {
+            throw ValidationError(
+                "--shard writes a partial result (--format partial) for --merge; "
+                    + "give --format \(format.rawValue) to the merge")
+        }
+        if resume, writesPartial {
+            throw ValidationError("--resume continues a csv or json table; a shard is run again whole")
+        }
         try OnTimeToleranceCheck.validate(onTimeTolerance)
+    }
+
+    /// `--merge PART…` prints the table of the parts: only the choices of the output may be given.
+    private func validateMerge() throws {
+        if format == .partial { throw ValidationError("--merge prints a table: --format csv or json") }
+        let changed = try PartialInput.changedParameters(smoothing, endpointing)
+        try PartialInput.refuse([
+            ("the corpus", corpus != nil), ("--grid", !grid.isEmpty), ("--detector", detector != nil),
+            ("--shard", shardOptions.text != nil), ("--resume", resume),
+            ("--on-time-tolerance", onTimeTolerance != OracleTiming.defaultTolerance),
+            (changed.first ?? "", !changed.isEmpty),
+        ])
     }
 
     func run() async throws {
         try CommandOutput.check(output)
+        if !merge.isEmpty {
+            let parts: [PartialResult<SweepRows>] = try PartialInput.read(merge, command: "sweep")
+            guard case .name(let specification) = parts[0].options["grid"] else {
+                throw EarshotError(.invalidInput, "\(merge[0]): field 'options.grid' is missing")
+            }
+            let grid = try SweepGrid(parsing: specification.split(separator: " ").map(String.init))
+            let table = try SweepRows.table(merging: parts.map(\.result), grid: grid)
+            let file = try CommandOutput(path: output)
+            try file.write(tableFormat == .csv ? table.csv() : try table.json(parameters: parts[0].parameters))
+            return try file.commit()
+        }
         let grid = try SweepGrid(parsing: grid)
         if !endpointing.rules.isEmpty, grid.axes.contains(where: { $0.parameter == .endingSilence }) {
             throw EarshotError(
                 .invalidParameter,
                 "sweep grid endingSilence: has no effect with --rule (the rules replace endingSilence); drop one")
         }
-        let corpus = try Corpus.load(directory: corpus)
+        let corpus = try Corpus.load(directory: corpus ?? ".")
         let variesSilero = grid.axes.contains { axis in
             axis.parameter == .detector && axis.values.contains { $0 == .name(DetectorKind.silero.rawValue) }
         }
@@ -102,21 +168,36 @@ struct Sweep: AsyncParsableCommand {
         let parameters = base.parameters.filter { !varied.contains($0.key) }
         let start =
             resume && FileManager.default.fileExists(atPath: output)
-            ? try SweepTable.resume(grid: grid, from: output, format: format) : SweepTable(grid: grid)
+            ? try SweepTable.resume(grid: grid, from: output, format: tableFormat) : SweepTable(grid: grid)
         if resume, !start.rows.isEmpty {
             FileHandle.standardError.write(Data("earshot: resuming \(output): \(start.rows.count) rows done\n".utf8))
         }
 
         let progress = CountProgress(mode: progressOptions.progress, command: "sweep")
         let path = output
-        let format = format
-        let render: @Sendable (SweepTable) throws -> String = {
-            format == .csv ? $0.csv() : try $0.json(parameters: parameters)
+        let format = tableFormat
+        let shard = shardOptions.shard ?? .whole
+        let partial = writesPartial
+        let fingerprint = try PartialSet.fingerprint(of: corpus)
+        let tolerance = base.onTimeTolerance
+        let render: @Sendable (SweepTable) throws -> String = { table in
+            guard !partial else {
+                return try PartialResult(
+                    command: "sweep", earshotVersion: Earshot.configuration.version, shard: shard,
+                    corpus: corpus.directory, corpusSHA256: fingerprint, parameters: parameters,
+                    options: [
+                        "grid": .name(grid.specification.joined(separator: " ")),
+                        "on_time_tolerance_s": .number(tolerance),
+                    ], result: SweepRows(table)
+                ).json()
+            }
+            return format == .csv ? table.csv() : try table.json(parameters: parameters)
         }
-        let runner = SweepRunner(corpus: corpus, grid: grid, base: base, jobs: jobs)
+        let runner = SweepRunner(corpus: corpus, grid: grid, base: base, jobs: jobs, shard: shard)
         let table = try await runner.run(resuming: start) { table in
-            // Standard output gets the table once, at the end; a file gets every finished row at once.
-            guard path != InputPath.standardStream else { return }
+            // Standard output gets the table once, at the end; a file gets every finished row at once
+            // (a partial result only when complete: a part with rows missing must not be merged).
+            guard path != InputPath.standardStream, !partial else { return }
             let file = try CommandOutput(path: path)
             try file.write(try render(table))
             try file.commit()
@@ -136,5 +217,3 @@ struct Sweep: AsyncParsableCommand {
         try final.commit()
     }
 }
-
-extension SweepTable.Format: ExpressibleByArgument {}

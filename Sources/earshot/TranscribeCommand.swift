@@ -44,7 +44,9 @@ struct Transcribe: AsyncParsableCommand {
 
             --output-dir DIR writes one file per input instead, DIR/NAME.txt, .json, .srt or .vtt (NAME is the \
             file's name without its extension, stdin for -), each appearing when complete; DIR is created if \
-            missing. Two inputs that would write the same NAME are refused before any work.
+            missing. Two inputs that would write the same NAME are refused before any work. --shard I/N \
+            transcribes every N-th FILE by path (one task of a job array); with --output-dir the shards \
+            together write exactly the files of one run, so there is nothing to merge.
 
             A file that cannot be read is reported on standard error and the others are transcribed; with \
             several files a summary line ends the run ("3 of 4 files transcribed; 1 failed: …"). The exit \
@@ -115,7 +117,10 @@ struct Transcribe: AsyncParsableCommand {
     @Option(help: "With --service: times a segment is sent again after a 503 or a connection failure.")
     var retries: Int = 3
 
+    @OptionGroup var shardOptions: ShardOptions
+
     func validate() throws {
+        try shardOptions.refuseStandardInput(files)
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
         if files.filter({ $0 == InputPath.standardStream }).count > 1 {
             throw ValidationError("standard input (-) can be given only once")
@@ -250,7 +255,10 @@ struct Transcribe: AsyncParsableCommand {
                 models: models),
             resampler: resampling.resampler, resamplerQuality: resampling.resamplerQuality)
         let (makeTranscriber, parameters) = try recognition(settings: settings)
-        let files = files, layout = layout, format = format, several = files.count > 1, path = output
+        // A shard keeps the layout of the whole batch (headers, one JSON document per line).
+        let several = files.count > 1
+        let files = shardOptions.select(files, command: "transcribe")
+        let layout = layout, format = format, path = output
         let progressMode = progressOptions.progress
         let directory = try outputDir.map { try CommandOutput.makeDirectory($0, option: "--output-dir") }
         let failures: [EarshotError]

@@ -18,7 +18,8 @@ struct VAD: ParsableCommand {
             segments (Kaldi's: utt rec start end; rec is the RTTM id) and nemo (a NeMo manifest: one \
             JSON line per segment with audio_filepath, offset and duration). Several files go to one \
             json, rttm, segments or nemo document; with --out DIR every FILE NAME.wav gives \
-            DIR/NAME.csv and DIR/NAME.prob, as `earshot eval --predictions DIR` reads them; \
+            DIR/NAME.csv and DIR/NAME.prob, as `earshot eval --predictions DIR` reads them (with --shard I/N \
+            every N-th FILE by path, into the same DIR: together the shards write one run's files); \
             --kaldi-dir DIR writes a Kaldi data directory (segments, wav.scp, utt2spk, spk2utt).
 
             Examples:
@@ -63,9 +64,16 @@ struct VAD: ParsableCommand {
         help: "Write a Kaldi data directory here (segments, wav.scp, utt2spk, spk2utt) instead of one output.")
     var kaldiDirectory: String?
 
+    @OptionGroup var shardOptions: ShardOptions
+
     @OptionGroup var progressOptions: ProgressOptions
 
     func validate() throws {
+        if shardOptions.text != nil, out == nil {
+            throw ValidationError(
+                "--shard needs --out DIR: each shard writes its own files' NAME.csv and NAME.prob there")
+        }
+        try shardOptions.refuseStandardInput(files)
         let destinations = [out != nil, kaldiDirectory != nil, output != "-"].filter { $0 }.count
         if destinations > 1 { throw ValidationError("give one of --out DIR, --kaldi-dir DIR and --output FILE") }
         if out == nil, kaldiDirectory == nil, files.count > 1, !format.holdsSeveralFiles {
@@ -99,6 +107,7 @@ struct VAD: ParsableCommand {
         }
         let smoothingConfiguration = try smoothing.configuration()
         let (detector, models) = try vadModel.resolve(detector)
+        let files = shardOptions.select(files, command: "vad")
         var analyses: [Analysis] = []
         var failures = 0
         let progress = CountProgress(mode: progressOptions.progress, command: "vad")

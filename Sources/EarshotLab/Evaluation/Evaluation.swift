@@ -24,14 +24,6 @@ public struct DetectorReport: Sendable {
 
     /// The detector's speed: seconds of audio per second of one core, nil when not measured.
     public var realTimeFactor: Double? { detectorSeconds > 0 ? audioSeconds / detectorSeconds : nil }
-
-    mutating func add(_ score: FileScore, duration: Double) {
-        frames.add(score.frames)
-        probabilities.add(score.probabilities)
-        boundaries.add(score.boundaries)
-        results.append(score.utterance)
-        audioSeconds += duration
-    }
 }
 
 /// Runs detectors over a labelled corpus and scores frames, boundaries and endpoints.
@@ -52,20 +44,6 @@ public enum Evaluation {
             progress(finished)
         }
         return (tracks, processCPUSeconds() - started)
-    }
-
-    /// Scores tracks (one per entry, in corpus order) under `settings`.
-    public static func score(
-        _ tracks: [DetectorTrack], corpus: Corpus, settings: EvaluationSettings, name: String, jobs: Int
-    ) async throws -> DetectorReport {
-        precondition(tracks.count == corpus.entries.count, "one track per corpus entry")
-        let scores = try await ParallelWork.map(count: tracks.count, jobs: jobs) { index in
-            try UtteranceScorer.score(tracks[index], against: corpus.entries[index], settings: settings)
-        }
-        var report = DetectorReport(name: name)
-        report.onTimeTolerance = settings.onTimeTolerance
-        for (score, entry) in zip(scores, corpus.entries) { report.add(score, duration: entry.duration) }
-        return report
     }
 
     /// CPU time (user + system) of this process so far, in seconds.

@@ -6,7 +6,7 @@
 /// boundary with no predicted one within the tolerance is counted as missed rather than given an
 /// arbitrary error. Matching boundaries rather than whole segments keeps one merged pause from
 /// turning into a seconds-long "error" on the next word.
-public struct BoundaryErrors: Sendable {
+public struct BoundaryErrors: Sendable, Equatable, Codable {
     /// How far apart two boundaries may be and still count as the same one, in seconds.
     public var tolerance: Double
     public private(set) var startErrors: [Double] = []
@@ -34,6 +34,11 @@ public struct BoundaryErrors: Sendable {
     public var start: BoundaryStatistics { BoundaryStatistics(startErrors, missed: missedStarts) }
     /// End errors, likewise.
     public var end: BoundaryStatistics { BoundaryStatistics(endErrors, missed: missedEnds) }
+
+    enum CodingKeys: String, CodingKey {
+        case tolerance = "tolerance_s", startErrors = "start_errors_s", endErrors = "end_errors_s"
+        case missedStarts = "missed_starts", missedEnds = "missed_ends"
+    }
 
     private func match(_ labelled: [Double], to predicted: [Double], errors: inout [Double], missed: inout Int) {
         for boundary in labelled {

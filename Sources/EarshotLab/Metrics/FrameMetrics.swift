@@ -54,17 +54,38 @@ public struct FrameMetrics: Sendable, Equatable {
 
 /// Scores for a detector that gives probabilities: average precision and the precision–recall curve,
 /// threshold-free, accumulated over a corpus.
-public struct ProbabilityScores: Sendable {
-    private var scored: [(probability: Float, isSpeech: Bool)] = []
+///
+/// Held as counts per distinct probability (how many speech and non-speech cells had it): the curve
+/// needs nothing else, so the scores of shards add up exactly to those of one run, and a corpus of
+/// many hours costs as much memory as its distinct probabilities, not one entry per 10 ms.
+public struct ProbabilityScores: Sendable, Equatable {
+    /// Labelled speech and non-speech cells that had one probability.
+    public struct Counts: Sendable, Equatable {
+        public var speech = 0
+        public var nonSpeech = 0
+    }
+
+    public private(set) var counts: [Float: Counts] = [:]
 
     public init() {}
 
     public mutating func add(probabilities: [Float], labelled: [Bool]) {
         precondition(probabilities.count == labelled.count, "one probability per labelled cell")
-        for (probability, label) in zip(probabilities, labelled) { scored.append((probability, label)) }
+        for (probability, label) in zip(probabilities, labelled) {
+            if label {
+                counts[probability, default: Counts()].speech += 1
+            } else {
+                counts[probability, default: Counts()].nonSpeech += 1
+            }
+        }
     }
 
-    public mutating func add(_ other: ProbabilityScores) { scored.append(contentsOf: other.scored) }
+    public mutating func add(_ other: ProbabilityScores) {
+        for (probability, more) in other.counts {
+            counts[probability, default: Counts()].speech += more.speech
+            counts[probability, default: Counts()].nonSpeech += more.nonSpeech
+        }
+    }
 
     /// One point of the curve: calling speech every cell with probability ≥ `threshold`.
     public struct Point: Sendable, Equatable, Codable {
@@ -81,21 +102,16 @@ public struct ProbabilityScores: Sendable {
 
     /// The precision–recall curve, one point per distinct probability, from the highest threshold down.
     public func curve() -> [Point] {
-        let sorted = scored.sorted { $0.probability > $1.probability }
-        let positives = sorted.reduce(0) { $0 + ($1.isSpeech ? 1 : 0) }
-        let negatives = sorted.count - positives
+        let positives = counts.values.reduce(0) { $0 + $1.speech }
+        let negatives = counts.values.reduce(0) { $0 + $1.nonSpeech }
         guard positives > 0 else { return [] }
         var points: [Point] = []
         var truePositives = 0
         var falsePositives = 0
-        var index = 0
-        while index < sorted.count {
-            let threshold = sorted[index].probability
-            // Cells with equal probability are called together: a threshold cannot split them.
-            while index < sorted.count && sorted[index].probability == threshold {
-                if sorted[index].isSpeech { truePositives += 1 } else { falsePositives += 1 }
-                index += 1
-            }
+        // Cells with equal probability are called together: a threshold cannot split them.
+        for (threshold, cells) in counts.sorted(by: { $0.key > $1.key }) {
+            truePositives += cells.speech
+            falsePositives += cells.nonSpeech
             points.append(
                 Point(
                     threshold: Double(threshold),
@@ -132,5 +148,39 @@ public struct ProbabilityScores: Sendable {
         }
         if thinned.last != points.last, let last = points.last { thinned.append(last) }
         return thinned
+    }
+}
+
+extension FrameMetrics: Codable {
+    enum CodingKeys: String, CodingKey {
+        case truePositives = "true_positives", falsePositives = "false_positives"
+        case falseNegatives = "false_negatives", trueNegatives = "true_negatives"
+    }
+}
+
+extension ProbabilityScores: Codable {
+    /// `[probability, speech cells, non-speech cells]` triples from the highest probability down; the
+    /// probability written as the Double the Float widens to, which reads back to the same Float.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for (probability, cells) in counts.sorted(by: { $0.key > $1.key }) {
+            try container.encode([Double(probability), Double(cells.speech), Double(cells.nonSpeech)])
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd {
+            let triple = try container.decode([Double].self)
+            guard triple.count == 3, let probability = Float(exactly: triple[0]),
+                let speech = Int(exactly: triple[1]), let nonSpeech = Int(exactly: triple[2]), speech >= 0,
+                nonSpeech >= 0
+            else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "expected [probability, speech cells, non-speech cells]")
+            }
+            counts[probability, default: Counts()].speech += speech
+            counts[probability, default: Counts()].nonSpeech += nonSpeech
+        }
     }
 }

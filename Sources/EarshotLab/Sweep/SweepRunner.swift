@@ -13,12 +13,15 @@ public struct SweepRunner: Sendable {
     public var grid: SweepGrid
     public var base: EvaluationSettings
     public var jobs: Int
+    /// The grid points this run computes: with `--shard I/N`, the I-th, (I+N)-th … in grid order.
+    public var shard: Shard
 
-    public init(corpus: Corpus, grid: SweepGrid, base: EvaluationSettings, jobs: Int) {
+    public init(corpus: Corpus, grid: SweepGrid, base: EvaluationSettings, jobs: Int, shard: Shard = .whole) {
         self.corpus = corpus
         self.grid = grid
         self.base = base
         self.jobs = max(1, jobs)
+        self.shard = shard
     }
 
     /// Progress: what is being done, how many of how many.
@@ -34,7 +37,9 @@ public struct SweepRunner: Sendable {
         progress: (Step) -> Void = { _ in }
     ) async throws -> SweepTable {
         // Every setting is checked before any work, so a bad combination fails at once, naming the field.
-        let pending = try grid.settings.filter { !table.contains($0) }.map { ($0, try base.applying($0)) }
+        let pending = try grid.settings.enumerated()
+            .filter { shard.contains(position: $0.offset) && !table.contains($0.element) }
+            .map { ($0.element, try base.applying($0.element)) }
         var tracks: [DetectorKind: [DetectorTrack]] = [:]
         for detector in DetectorKind.allCases where pending.contains(where: { $0.1.detector == detector }) {
             let total = corpus.entries.count
