@@ -3,8 +3,9 @@
 # starts two `earshot serve` instances sharing a --token-key on free loopback ports and Debian's nginx
 # in front of them with Examples/nginx/earshot.conf (its ports replaced), then replays the committed
 # sample corpus with `earshot bench` at each stream count against one instance directly and against
-# nginx. On one machine the two instances share the same cores, so this shows that streams spread
-# correctly through nginx, not more capacity: the per-instance figure is the capacity model.
+# nginx, and prints what each instance counted in its /metrics. On one machine the two instances share
+# the same cores, so this shows that streams spread correctly through nginx, not more capacity: the
+# per-instance figure is the capacity model.
 # Everything listens on 127.0.0.1 and is stopped on exit.
 #
 #   Benchmarks/service/nginx-load.sh [EARSHOT_BINARY] [STREAMS] [SECONDS_PER_LEVEL]
@@ -20,21 +21,25 @@ echo "bench-app:$secret" >"$work/apps.txt"
 od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$work/token.key"
 chmod 600 "$work/token.key"
 
-start_instance() {  # prints the port the instance listens on
+start_instance() {  # sets port to the port the instance listens on
     local log=$work/serve-$1.log
+    # Not in a command substitution: the instance would hold its output open and the substitution would
+    # never end.
     "$earshot" serve --port 0 --credentials "$work/apps.txt" --token-key "$work/token.key" \
-        --log-level warning 2>"$log" &
+        --log-level warning >/dev/null 2>"$log" &
     pids+=($!)
     for _ in $(seq 300); do
         port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log")
-        [[ -n $port ]] && { echo "$port"; return; }
+        [[ -n $port ]] && return
         sleep 0.1
     done
     cat "$log" >&2
     exit 1
 }
-first=$(start_instance a)
-second=$(start_instance b)
+start_instance a
+first=$port
+start_instance b
+second=$port
 front=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir -p "$work/nginx"
 sed -e "s/127.0.0.1:8081/127.0.0.1:$first/; s/127.0.0.1:8082/127.0.0.1:$second/; s/127.0.0.1:8080/127.0.0.1:$front/" \
@@ -63,4 +68,12 @@ for target in "one instance|http://127.0.0.1:$first" "two behind nginx|http://12
     echo "== ${target%%|*}"
     "$earshot" bench --service "${target#*|}/speech/v3/speechToText" --app-key bench-app --secret "$secret" \
         --corpus corpora/real/sample --streams "$streams" --duration "$duration"
+done
+
+# Each instance's own count of what it served (its /metrics), over both runs: the nginx run spreads
+# requests over the two, and the direct run adds to the first.
+for instance in "first|$first" "second|$second"; do
+    echo "== /metrics of the ${instance%%|*} instance"
+    curl -s "http://127.0.0.1:${instance#*|}/metrics" |
+        grep -E '^earshot_(http_requests_total\{route="/speech/v3/speechToText"|audio_recognized_seconds_total|unavailable_responses_total)'
 done
