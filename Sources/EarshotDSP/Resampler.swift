@@ -67,6 +67,11 @@ public final class Resampler: AudioStage {
     /// Frames of input the filter holds back at this moment (0 when rates match).
     public var inputLatency: Int { engine?.inputLatency ?? 0 }
 
+    /// Media time just after the last sample emitted, at the output rate (nil before the first input).
+    public var outputEnd: MediaTime? {
+        outputOrigin.map { MediaTime(frame: $0 + outputFrames, sampleRate: outputFormat.sampleRate) }
+    }
+
     public func process(_ input: AudioBuffer, into sink: inout StageOutput<AudioBuffer>) throws {
         try input.requireFormat(inputFormat, stage: "resampler")
         if outputOrigin == nil {

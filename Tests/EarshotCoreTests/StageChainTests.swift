@@ -78,3 +78,39 @@ private struct Sum: AudioStage {
         #expect(output.items.capacity >= 1)
     }
 }
+
+/// One input to two stages.
+@Suite struct StageForkTests {
+    let format = AudioFormat.wideband
+
+    @Test func bothStagesGetEveryInputAndTheirOutputsAndEventsComeInOrder() throws {
+        var fork = Gain(gain: 2).fork(Sum())
+        let out = try fork.process(AudioBuffer(format: format, samples: [1, 2], startFrame: 0))
+        #expect(out.items.compactMap(\.first).map(\.samples) == [[2, 4]])
+        #expect(out.items.compactMap(\.second).isEmpty)
+        _ = try fork.process(AudioBuffer(format: format, samples: [3], startFrame: 2))
+        let end = try fork.finish()
+        #expect(end.items.compactMap(\.second) == [6])
+        #expect(fork.first.finished)
+    }
+
+    @Test func theFirstStageIsFedOnlyWhileTheSecondSaysSoAndIsStillFinished() throws {
+        // The first stage stops once the second has summed more than 2, and is flushed at the end.
+        var fork = HoldBack().fork(Sum()) { $0.total <= 2 }
+        for (frame, sample) in [Float(1), 1, 5, 7].enumerated() {
+            _ = try fork.process(AudioBuffer(format: format, samples: [sample], startFrame: Int64(frame)))
+        }
+        let end = try fork.finish()
+        // 1 and 1 go in (the sum is 0, then 1, before them); 5 goes in with the sum at 2; 7 does not.
+        #expect(end.items.compactMap(\.first).map(\.samples) == [[1], [1], [5]])
+        #expect(end.items.compactMap(\.second) == [14])
+    }
+
+    @Test func aForkInsideAChainSeesEachBufferTheChainMade() throws {
+        var chain = Gain(gain: 2).then(HoldBack().fork(Gain(gain: 10)))
+        let out = try chain.process(AudioBuffer(format: format, samples: [1], startFrame: 0))
+        #expect(out.items.compactMap(\.second).map(\.samples) == [[20]])
+        let end = try chain.finish()
+        #expect(end.items.compactMap(\.first).map(\.samples) == [[2]])
+    }
+}
