@@ -18,12 +18,17 @@ public struct RecognizerStage<R: Recognizer>: AudioStage {
         self.recognizer = recognizer
     }
 
+    /// Begins the utterance now rather than at the first buffer, for callers that may ask
+    /// `recognizer.partialResult()` before any audio has come.
+    public mutating func open() throws {
+        guard !isOpen else { return }
+        try recognizer.startUtterance()
+        isOpen = true
+    }
+
     public mutating func process(_ input: AudioBuffer, into output: inout StageOutput<RecognitionResult>) throws {
         // Opened lazily so that building a chain does not touch the decoder.
-        if !isOpen {
-            try recognizer.startUtterance()
-            isOpen = true
-        }
+        try open()
         try recognizer.accept(input)
     }
 

@@ -3,7 +3,8 @@ import EarshotCore
 import EarshotDSP
 import EarshotRecognizer
 
-/// One request's audio path, fed as the body arrives: decoder → resampler → recognizer.
+/// One request's audio path, fed as the body arrives: one chain of decoder → duration limit →
+/// resampler (made when the decoded format is known) → recognizer.
 ///
 /// Each body chunk is decoded, brought to the recognizer's 16 kHz mono and decoded by PocketSphinx
 /// before the next chunk is read, so when the last chunk arrives only its own audio and the end of
@@ -12,16 +13,13 @@ final class RecognitionSession {
     /// Bytes of body received.
     private(set) var audioBytes = 0
     /// Seconds of audio decoded so far (at the stream's own rate).
-    private(set) var audioTime = 0.0
+    var audioTime: Double { chain.first.second.seconds }
 
-    private let recognizer: PocketSphinxRecognizer
-    private let formatName: String
-    private var decoder: any AudioDecoder
-    private var resampler: Resampler?
-    private let maxAudioDuration: Double
-    private var decoded = StageOutput<AudioBuffer>()
-    private var resampled = StageOutput<AudioBuffer>()
-    private var decodedFrames: Int64 = 0
+    private typealias Chain = StageChain<
+        StageChain<Decoding, DurationLimit>, StageChain<DeferredResampler, RecognizerStage<PocketSphinxRecognizer>>
+    >
+    private var chain: Chain
+    private var results = StageOutput<RecognitionResult>()
 
     /// Errors the session throws: the body's audio is malformed, or longer than allowed.
     enum Failure: Error {
@@ -31,26 +29,24 @@ final class RecognitionSession {
     }
 
     init(contentType: AudioContentType, recognizer: PocketSphinxRecognizer, maxAudioDuration: Double) throws {
-        self.recognizer = recognizer
-        self.maxAudioDuration = maxAudioDuration
-        formatName = contentType.format.displayName
-        decoder = try contentType.makeDecoder()
         // Each request is decoded as by a freshly loaded recognizer: one client's channel must not
         // colour another's result.
         try recognizer.resetAdaptation()
-        try recognizer.startUtterance()
+        var recognition = RecognizerStage(recognizer: recognizer)
+        // Open now, so a partial result may be asked before the first audio.
+        try recognition.open()
+        let decoding = Decoding(decoder: try contentType.makeDecoder(), formatName: contentType.format.displayName)
+        chain = decoding.then(DurationLimit(limit: maxAudioDuration)).then(
+            DeferredResampler(configuration: .init(sampleRate: recognizer.format.sampleRate)).then(recognition))
     }
+
+    private var recognizer: PocketSphinxRecognizer { chain.second.second.recognizer }
 
     /// Decodes and recognizes one chunk of the body.
     func consume(_ bytes: [UInt8]) throws {
         audioBytes += bytes.count
-        decoded.removeAll()
-        do {
-            try decoder.process(bytes, into: &decoded)
-        } catch let error as EarshotError {
-            throw Failure.malformed(format: formatName, message: error.message)
-        }
-        try recognize(decoded.items)
+        results.removeAll()
+        try chain.process(bytes, into: &results)
     }
 
     /// The best hypothesis so far, or nil.
@@ -60,24 +56,17 @@ final class RecognitionSession {
 
     /// Flushes the decoder and resampler and ends the utterance.
     func finish() throws -> RecognitionResult {
-        decoded.removeAll()
+        results.removeAll()
         do {
-            try decoder.finish(into: &decoded)
-        } catch let error as EarshotError {
-            _ = try? recognizer.endUtterance()
-            throw Failure.malformed(format: formatName, message: error.message)
+            try chain.finish(into: &results)
+        } catch {
+            abandon()
+            throw error
         }
-        try recognize(decoded.items)
-        if let resampler {
-            resampled.removeAll()
-            try resampler.finish(into: &resampled)
-            for buffer in resampled.items { try recognizer.accept(buffer) }
+        guard chain.first.second.frames > 0, let result = results.items.last else {
+            throw Failure.malformed(format: chain.first.first.formatName, message: "the body holds no audio samples")
         }
-        if decodedFrames == 0 {
-            _ = try? recognizer.endUtterance()
-            throw Failure.malformed(format: formatName, message: "the body holds no audio samples")
-        }
-        return try recognizer.endUtterance()
+        return result
     }
 
     /// Abandons the utterance (after an error), leaving the recognizer ready for the next request.
@@ -85,18 +74,44 @@ final class RecognitionSession {
         _ = try? recognizer.endUtterance()
     }
 
-    private func recognize(_ buffers: [AudioBuffer]) throws {
-        for buffer in buffers where !buffer.isEmpty {
-            decodedFrames += Int64(buffer.frameCount)
-            audioTime = Double(decodedFrames) / Double(buffer.format.sampleRate)
-            if audioTime > maxAudioDuration { throw Failure.tooLong(limit: maxAudioDuration) }
-            if resampler == nil {
-                resampler = try Resampler(
-                    inputFormat: buffer.format, configuration: .init(sampleRate: recognizer.format.sampleRate))
+    /// The body's decoder as a stage; its errors are the body's, malformed.
+    private struct Decoding: AudioStage {
+        var decoder: any AudioDecoder
+        let formatName: String
+
+        mutating func process(_ input: [UInt8], into output: inout StageOutput<AudioBuffer>) throws {
+            do {
+                try decoder.process(input, into: &output)
+            } catch let error as EarshotError {
+                throw Failure.malformed(format: formatName, message: error.message)
             }
-            resampled.removeAll()
-            try resampler!.process(buffer, into: &resampled)
-            for output in resampled.items { try recognizer.accept(output) }
         }
+
+        mutating func finish(into output: inout StageOutput<AudioBuffer>) throws {
+            do {
+                try decoder.finish(into: &output)
+            } catch let error as EarshotError {
+                throw Failure.malformed(format: formatName, message: error.message)
+            }
+        }
+    }
+
+    /// Counts the decoded audio (skipping empty buffers), refusing more than `limit` seconds.
+    private struct DurationLimit: AudioStage {
+        let limit: Double
+        private(set) var frames: Int64 = 0
+        private(set) var seconds = 0.0
+
+        init(limit: Double) { self.limit = limit }
+
+        mutating func process(_ input: AudioBuffer, into output: inout StageOutput<AudioBuffer>) throws {
+            guard !input.isEmpty else { return }
+            frames += Int64(input.frameCount)
+            seconds = Double(frames) / Double(input.format.sampleRate)
+            if seconds > limit { throw Failure.tooLong(limit: limit) }
+            output.emit(input)
+        }
+
+        mutating func finish(into output: inout StageOutput<AudioBuffer>) throws {}
     }
 }
