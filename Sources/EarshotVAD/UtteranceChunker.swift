@@ -30,8 +30,8 @@ public final class UtteranceChunker: AudioStage {
     /// The format accepted: mono at the detector's rate.
     public let format: AudioFormat
 
-    private let vad: VADStage
-    private var smoother: DecisionSmoother
+    /// The detector and its smoother: smoothed speech decisions, one per hop.
+    private var analysis: StageChain<VADStage, DecisionSmoother>
     private let hop: Int
     private let maxFrames: Int64
     private let minFrames: Int64
@@ -39,7 +39,6 @@ public final class UtteranceChunker: AudioStage {
     /// Largest piece of an input buffer handled at once, which bounds memory for huge buffers.
     private static let sliceFrames = 4096
 
-    private var frames = StageOutput<VADFrame>()
     private var decisions = StageOutput<VADDecision>()
     /// Media time of the first sample of the stream, once a buffer has arrived.
     private var origin: Int64?
@@ -56,11 +55,12 @@ public final class UtteranceChunker: AudioStage {
     public init(configuration: UtteranceChunkerConfiguration, sampleRate: Int = 16_000) throws {
         let detector = try configuration.detector.makeDetector(
             sampleRate: sampleRate, models: configuration.models)
-        vad = try VADStage(detector: detector)
+        let vad = try VADStage(detector: detector)
         format = vad.format
         hop = detector.hopLength
-        smoother = try DecisionSmoother(
-            configuration: configuration.smoothing, sampleRate: sampleRate, hopLength: detector.hopLength)
+        analysis = vad.then(
+            try DecisionSmoother(
+                configuration: configuration.smoothing, sampleRate: sampleRate, hopLength: detector.hopLength))
         self.configuration = configuration
         maxFrames = Int64((configuration.maxSegmentDuration * Double(sampleRate)).rounded())
         minFrames = Int64((configuration.minSegmentDuration * Double(sampleRate)).rounded())
@@ -92,32 +92,23 @@ public final class UtteranceChunker: AudioStage {
             )
             samples.append(contentsOf: slice.samples)
             receivedCount += Int64(slice.frameCount)
-            frames.removeAll()
-            try vad.process(slice, into: &frames)
-            try smooth(frames.items)
+            decisions.removeAll()
+            try analysis.process(slice, into: &decisions)
+            speech.append(contentsOf: decisions.items.map(\.isSpeech))
             try cutWhileDecided(into: &output)
             first = last
         }
     }
 
     public func finish(into output: inout StageOutput<UtteranceChunk>) throws {
-        frames.removeAll()
-        try vad.finish(into: &frames)
-        try smooth(frames.items)
         decisions.removeAll()
-        try smoother.finish(into: &decisions)
+        try analysis.finish(into: &decisions)
         speech.append(contentsOf: decisions.items.map(\.isSpeech))
         try cutWhileDecided(into: &output)
         guard let origin else { return }
         let end = origin + receivedCount
         if end > segmentStart { output.emit(chunk(until: end, cut: .endOfInput)) }
         segmentStart = end
-    }
-
-    private func smooth(_ items: [VADFrame]) throws {
-        decisions.removeAll()
-        for frame in items { try smoother.process(frame, into: &decisions) }
-        speech.append(contentsOf: decisions.items.map(\.isSpeech))
     }
 
     /// Cuts a segment each time the decisions reach past the longest segment allowed.
