@@ -55,24 +55,26 @@ public final class ServiceTranscriber: SegmentTranscriber {
     /// to its one rate (8 kHz for AMR and Speex narrowband). Times in it start at 0.
     static func encode(_ audio: AudioBuffer, as format: CodecFormat) throws -> (bytes: [UInt8], contentType: String) {
         let rate = format.acceptsOtherRates ? audio.format.sampleRate : format.defaultSampleRate
-        let source = AudioBuffer(format: audio.format, samples: audio.samples, startFrame: 0)
-        var pcm = StageOutput<AudioBuffer>()
-        if rate == audio.format.sampleRate {
-            pcm.emit(source)
-        } else {
-            let resampler = try Resampler(inputFormat: audio.format, configuration: .init(sampleRate: rate))
-            try resampler.process(source, into: &pcm)
-            try resampler.finish(into: &pcm)
-        }
-        var encoder = try format.makeEncoder(sampleRate: rate)
+        // A resampler between equal rates passes its input through.
+        let resampler = try Resampler(inputFormat: audio.format, configuration: .init(sampleRate: rate))
+        return try encode(
+            AudioBuffer(format: audio.format, samples: audio.samples, startFrame: 0), resampler: resampler,
+            encoder: try format.makeEncoder(sampleRate: rate))
+    }
+
+    /// Generic over the encoder, so the one `makeEncoder` returned runs in a chain of concrete stages.
+    private static func encode<Encoder: AudioEncoder>(_ audio: AudioBuffer, resampler: Resampler, encoder: Encoder)
+        throws -> (bytes: [UInt8], contentType: String)
+    {
+        var chain = resampler.then(encoder)
         var packets = StageOutput<EncodedPacket>()
-        for buffer in pcm.items { try encoder.process(buffer, into: &packets) }
-        try encoder.finish(into: &packets)
+        try chain.process(audio, into: &packets)
+        try chain.finish(into: &packets)
         var bytes = packets.items.flatMap(\.bytes)
-        if let header = encoder.finalizedHeader(), header.count <= bytes.count {
+        if let header = chain.second.finalizedHeader(), header.count <= bytes.count {
             bytes.replaceSubrange(0..<header.count, with: header)
         }
-        return (bytes, encoder.contentType)
+        return (bytes, chain.second.contentType)
     }
 
     /// The reply as a result in the recording's media time (times clamped to the segment).
