@@ -9,7 +9,7 @@ import EarshotCore
 /// distance 9.42 against 9.49 dB at quality 4), and word error rates show no difference beyond the
 /// corpus's one-word noise.
 final class SpeexFrameDecoder {
-    /// What one `speex_decode_int` call said.
+    /// What one `speex_decode` call said.
     enum Outcome {
         /// A frame was decoded and appended.
         case frame
@@ -24,7 +24,8 @@ final class SpeexFrameDecoder {
     let band: SpeexBand
     private let state: UnsafeMutableRawPointer
     private let bits: UnsafeMutablePointer<SpeexBits>
-    private let pcm: UnsafeMutableBufferPointer<Int16>
+    /// libspeex's float output (on the 16-bit scale), zeroed before every frame: see `decodeFrame`.
+    private let pcm: UnsafeMutableBufferPointer<Float>
 
     /// Samples of delay the decoder adds (`SPEEX_GET_LOOKAHEAD` on a decoder).
     let lookahead: Int
@@ -73,12 +74,26 @@ final class SpeexFrameDecoder {
     }
 
     /// Decodes the next frame of the loaded packet, appending its samples to `samples` on success.
+    ///
+    /// libspeex's `speex_decode_int` decodes into a float buffer on its own stack and converts it; on
+    /// some corrupt wideband frames the decoder leaves part of that buffer unwritten, so the samples
+    /// came from whatever the stack held and differed from run to run (fuzz finding 6: valgrind reports
+    /// the uninitialised stack allocation in `speex_decode_int`). Decoding with `speex_decode` into our
+    /// own buffer, zeroed first, makes such frames silent where libspeex wrote nothing; for every frame
+    /// libspeex writes whole, the samples are those `speex_decode_int` gives (rounded to 16 bits,
+    /// saturated).
     func decodeFrame(appendingTo samples: inout [Float]) -> Outcome {
-        let status = speex_decode_int(state, bits, pcm.baseAddress)
+        pcm.update(repeating: 0)
+        let status = speex_decode(state, bits, pcm.baseAddress)
         if status == -1 { return .endOfPacket }
         if status != 0 { return .corrupt }
         if speex_bits_remaining(bits) < 0 { return .overflow }
-        for index in 0..<band.frameSize { samples.append(PCM.float(pcm[index])) }
+        for index in 0..<band.frameSize {
+            let value = pcm[index]
+            let sample: Int16 =
+                value.isNaN ? 0 : value > 32767 ? .max : value < -32768 ? .min : Int16((0.5 + value).rounded(.down))
+            samples.append(PCM.float(sample))
+        }
         return .frame
     }
 }
