@@ -70,8 +70,14 @@ public final class CapturePipeline {
             try LevelMeter().then(transport.fork(analysis) { $0.second.endpointer.isListening }))
     }
 
+    /// The endpointer, at the end of the chain's analysis branch.
+    private var endpointer: EndpointerStage {
+        get { chain.second.second.second.second }
+        _modify { yield &chain.second.second.second.second }
+    }
+
     /// Whether the endpointer has decided the interaction's outcome.
-    public var outcome: InteractionOutcome? { chain.second.second.second.second.endpointer.outcome }
+    public var outcome: InteractionOutcome? { endpointer.endpointer.outcome }
 
     /// Media time (at ``format``'s rate) just after the last sample processed.
     var now: MediaTime { chain.first.outputEnd ?? .zero(sampleRate: format.sampleRate) }
@@ -105,19 +111,19 @@ public final class CapturePipeline {
 
     func stop() -> [SpeechEvent] {
         controlOutput.removeAll()
-        chain.second.second.second.second.stop(at: now, into: &controlOutput)
+        endpointer.stop(at: now, into: &controlOutput)
         return translate(controlOutput.events)
     }
 
     func cancel() -> [SpeechEvent] {
         controlOutput.removeAll()
-        chain.second.second.second.second.cancel(at: now, into: &controlOutput)
+        endpointer.cancel(at: now, into: &controlOutput)
         return translate(controlOutput.events)
     }
 
     func extendTimeout(by seconds: Double) throws -> [SpeechEvent] {
         controlOutput.removeAll()
-        try chain.second.second.second.second.extendTimeout(by: seconds, at: now, into: &controlOutput)
+        try endpointer.extendTimeout(by: seconds, at: now, into: &controlOutput)
         return translate(controlOutput.events)
     }
 
