@@ -56,6 +56,8 @@ let package = Package(
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        // Kernel headers only (linux-libc-dev): socket filters and TCP_INFO for the service's listener.
+        .systemLibrary(name: "CLinuxSocket"),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
         // The JSON both sides of a recognition API read and write (OpenAI's transcription API), as Codable types.
@@ -108,7 +110,7 @@ let package = Package(
         .target(
             name: "EarshotServer",
             dependencies: [
-                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotWire",
+                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotWire", "CLinuxSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -20,11 +20,13 @@ public struct SpeechService: Sendable {
     public let pool: RecognizerPool
     public let readiness = ServiceReadiness()
     public let metrics = ServiceMetrics()
+    private let listener: ServiceListener
     private let logger: Logger
 
     public init(configuration: ServiceConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        listener = ServiceListener(logger: logger)
         authority = TokenAuthority(
             issuer: TokenIssuer(
                 credentials: configuration.credentials.secrets, apiKeys: configuration.apiKeys,
@@ -42,7 +44,7 @@ public struct SpeechService: Sendable {
         -> [any Service]
     {
         let application = try await makeApplication(onListening: onListening)
-        return [application, ServiceDrain(readiness: readiness, delay: configuration.drainDelay)]
+        return [application, ServiceDrain(readiness: readiness, delay: configuration.drainDelay, listener: listener)]
     }
 
     /// The Hummingbird application alone: load `preloadedRecognizers` first (throws if the model cannot
@@ -80,7 +82,10 @@ public struct SpeechService: Sendable {
                     additionalChannelHandlers: [ConnectionGuard(idleTimeout: TimeAmount(configuration.idleTimeout))])),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "earshot"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [listener] channel in
+                await listener.opened(channel)
+                await onListening(channel.localAddress?.port ?? 0)
+            },
             logger: logger)
     }
 }

@@ -1,6 +1,7 @@
 import EarshotCodecs
 import EarshotServer
 import EarshotServerTesting
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -132,5 +133,69 @@ struct Exposition {
         // Still serving while draining: a load balancer that has not polled yet loses nothing.
         _ = try await server.token()
         await server.cancel()
+    }
+
+    /// Waits (bounded) until the server's listener refuses new connections, as it does once the drain
+    /// has closed it.
+    private func listenerCloses(_ server: RunningService) async throws -> Bool {
+        for _ in 0..<200 {
+            if (try? LoopbackConnection(port: server.port)) == nil { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// A connection accepted before the drain whose request comes after it: what nginx does when it
+    /// connects to an instance just as SIGTERM arrives. Closing it unanswered would reset the request.
+    @Test func aConnectionAcceptedBeforeTheDrainHasItsFirstRequestAnswered() async throws {
+        let server = try await RunningService.start()
+        let early = try LoopbackConnection(port: server.port)
+        // The listener accepts in order: once a later connection is answered, `early` was accepted.
+        #expect(try await LoopbackClient.get(port: server.port, path: "/health").status == 200)
+        await server.beginShutdown()
+        try #require(try await listenerCloses(server), "the listener stayed open after graceful shutdown began")
+        let form = "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH"
+        #expect(
+            early.send(
+                "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Content-Length: \(form.utf8.count)\r\n\r\n\(form)"))
+        _ = try await onBlockingExecutor { early.read(for: 30) }
+        #expect(early.statuses == [200] && early.text.contains("access_token"), "\(early.text)")
+        #expect(early.isClosedByPeer && !early.wasReset)
+        try await server.stop()
+    }
+
+    /// Connections attempted while the drain closes the listener (nginx passing requests to an
+    /// instance it does not yet know is stopping) are answered or refused, which a balancer passes to
+    /// another instance; none is accepted and then reset.
+    @Test func connectionsDuringTheDrainAreAnsweredOrRefusedNeverReset() async throws {
+        let server = try await RunningService.start()
+        let form = "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=SPEECH"
+        let request =
+            "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            + "Content-Length: \(form.utf8.count)\r\n\r\n\(form)"
+        // Eighty attempts half a millisecond apart; the twentieth begins the drain first.
+        let outcomes = try await concurrentlyOnBlockingExecutor(80) { index in
+            try await Task.sleep(for: .microseconds(500 * index))
+            if index == 20 { await server.beginShutdown() }
+            guard let connection = try? LoopbackConnection(port: server.port) else { return "refused" }
+            connection.send(request)
+            connection.read(for: 10)
+            if connection.statuses == [200] { return "answered" }
+            return connection.wasReset ? "reset" : "unanswered: \(connection.text)"
+        }
+        #expect(outcomes.allSatisfy { $0 == "answered" || $0 == "refused" }, "\(outcomes)")
+        try await server.stop()
+    }
+
+    /// One that never sends anything holds the drain for the short grace, not the whole header deadline.
+    @Test func aSilentConnectionHoldsTheDrainOnlyBriefly() async throws {
+        let server = try await RunningService.start { $0.idleTimeout = .seconds(120) }
+        let silent = try LoopbackConnection(port: server.port)
+        #expect(try await LoopbackClient.get(port: server.port, path: "/health").status == 200)
+        await server.beginShutdown()
+        let closedAfter = try await onBlockingExecutor { silent.secondsUntilClosed(timeout: 60) }
+        #expect(closedAfter != nil && closedAfter! < 30, "closed after \(String(describing: closedAfter)) s")
+        try await server.stop()
     }
 }

@@ -5,17 +5,20 @@ import ServiceLifecycle
 ///
 /// Placed after the Hummingbird application in the `ServiceGroup`, whose graceful shutdown runs
 /// from the last service to the first: on SIGTERM this runs first, so `/health` answers 503 while
-/// the listener still accepts (`delay`, for load balancers that poll it), then the application
-/// stops accepting and finishes the requests in flight. With no delay the listener closes at once,
-/// and a balancer learns of the drain by the refused connection.
+/// the listener still accepts (`delay`, for load balancers that poll it); then the listener stops
+/// taking connections without resetting any it has taken (``ServiceListener``), and the application
+/// closes it and finishes the requests in flight. With no delay that begins at once, and a balancer
+/// learns of the drain by the refused connection.
 struct ServiceDrain: Service {
     let readiness: ServiceReadiness
     let delay: Duration
+    let listener: ServiceListener
 
     func run() async throws {
         // Cancelled (the group is torn down without a graceful shutdown): nothing left to drain.
         guard (try? await gracefulShutdown()) != nil else { return }
         await readiness.drain()
         try? await Task.sleep(for: delay)
+        await listener.shut()
     }
 }

@@ -18,6 +18,14 @@ import NIOHTTPTypes
 ///   once, with unread upload bytes in the kernel's buffer, would send a reset that can destroy the
 ///   response before the client reads it; shutting only the output while the client still uploads
 ///   makes HTTP clients (AsyncHTTPClient among them) report a closed connection instead of the answer.
+/// - **A connection accepted before a drain has its first request answered.** Graceful shutdown
+///   (`ChannelShouldQuiesceEvent`) makes Hummingbird close every connection with no request in
+///   progress at once. For a connection that has carried requests and sits idle that is the ordinary
+///   end of keep-alive; but a connection that has not yet carried one was opened to send one, and
+///   its client (nginx passing a POST on, say) has often written it already: closing then resets the
+///   request, and a balancer cannot pass a body it has begun streaming to another instance. So this
+///   guard holds the quiesce event for such a connection until its first request head arrives (then
+///   the request is answered and the connection closed after it) or `drainGrace` passes.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -33,12 +41,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The response under way said `Connection: close`.
     private var closeAfterResponse = false
     private var closed = false
+    /// A request head has arrived on this connection.
+    private var carriedRequest = false
+    /// Graceful shutdown has begun and is held until the first request head arrives.
+    private var quiesceHeld = false
+    private let drainGrace: TimeAmount
     private var headDeadline: Scheduled<Void>?
     private var lingerDeadline: Scheduled<Void>?
 
-    init(idleTimeout: TimeAmount, linger: TimeAmount = .seconds(2)) {
+    init(idleTimeout: TimeAmount, linger: TimeAmount = .seconds(2), drainGrace: TimeAmount = .seconds(2)) {
         self.idleTimeout = idleTimeout
         self.linger = linger
+        self.drainGrace = drainGrace
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -68,8 +82,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head:
             requestUnfinished = true
             requestsInProgress += 1
+            carriedRequest = true
             headDeadline?.cancel()
             headDeadline = nil
+            if quiesceHeld {
+                // The request goes on first, so Hummingbird sees it in progress and closes the
+                // connection after answering it.
+                quiesceHeld = false
+                context.fireChannelRead(data)
+                context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+                return
+            }
         case .body: break
         case .end:
             requestUnfinished = false
@@ -80,6 +103,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent, !carriedRequest, !closed else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        guard !quiesceHeld else { return }
+        quiesceHeld = true
+        headDeadline?.cancel()
+        let channel = context.channel
+        headDeadline = context.eventLoop.scheduleTask(in: min(idleTimeout, drainGrace)) { channel.close(promise: nil) }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
