@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotIO
+import EarshotLab
 import EarshotTesting
 import Foundation
 import Testing
