@@ -144,9 +144,8 @@ struct Sweep: AsyncParsableCommand {
             }
             let grid = try SweepGrid(parsing: specification.split(separator: " ").map(String.init))
             let table = try SweepRows.table(merging: parts.map(\.result), grid: grid)
-            let file = try CommandOutput(path: output)
-            try file.write(tableFormat == .csv ? table.csv() : try table.json(parameters: parts[0].parameters))
-            return try file.commit()
+            return try CommandOutput.replace(
+                output, with: tableFormat == .csv ? table.csv() : try table.json(parameters: parts[0].parameters))
         }
         let grid = try SweepGrid(parsing: grid)
         if !endpointing.rules.isEmpty, grid.axes.contains(where: { $0.parameter == .endingSilence }) {
@@ -198,9 +197,7 @@ struct Sweep: AsyncParsableCommand {
             // Standard output gets the table once, at the end; a file gets every finished row at once
             // (a partial result only when complete: a part with rows missing must not be merged).
             guard path != InputPath.standardStream, !partial else { return }
-            let file = try CommandOutput(path: path)
-            try file.write(try render(table))
-            try file.commit()
+            try CommandOutput.replace(path, with: try render(table))
         } progress: { step in
             switch step {
             case .detector(let kind, let done, let total):
@@ -212,8 +209,6 @@ struct Sweep: AsyncParsableCommand {
             }
         }
         progress.finish()
-        let final = try CommandOutput(path: path)
-        try final.write(try render(table))
-        try final.commit()
+        try CommandOutput.replace(path, with: try render(table))
     }
 }
