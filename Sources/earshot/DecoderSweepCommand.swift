@@ -86,12 +86,9 @@ struct DecoderSweep: AsyncParsableCommand {
         let render: @Sendable (DecoderSweepTable) throws -> String = { table in
             format == .csv ? table.csv() : try table.json(parameters: recorded)
         }
-        let start =
-            resume && FileManager.default.fileExists(atPath: path)
-            ? try DecoderSweepTable.resume(grid: grid, from: path, format: format) : DecoderSweepTable(grid: grid)
-        if resume, !start.rows.isEmpty {
-            FileHandle.standardError.write(Data("earshot: resuming \(path): \(start.rows.count) rows done\n".utf8))
-        }
+        let start = try TableResume.start(
+            resume: resume, path: path, fresh: DecoderSweepTable(grid: grid), rowCount: \.rows.count
+        ) { try DecoderSweepTable.resume(grid: grid, from: path, format: format) }
         let progress = CountProgress(mode: progressOptions.progress, command: "decoder-sweep")
         progress.begin("settings")
         let runner = DecoderSweepRunner(set: set, grid: grid, base: base, jobs: jobs)

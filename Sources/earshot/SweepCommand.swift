@@ -165,12 +165,9 @@ struct Sweep: AsyncParsableCommand {
         base.onTimeTolerance = onTimeTolerance
         let varied = Set(grid.axes.map(\.parameter.rawValue))
         let parameters = base.parameters.filter { !varied.contains($0.key) }
-        let start =
-            resume && FileManager.default.fileExists(atPath: output)
-            ? try SweepTable.resume(grid: grid, from: output, format: tableFormat) : SweepTable(grid: grid)
-        if resume, !start.rows.isEmpty {
-            FileHandle.standardError.write(Data("earshot: resuming \(output): \(start.rows.count) rows done\n".utf8))
-        }
+        let start = try TableResume.start(
+            resume: resume, path: output, fresh: SweepTable(grid: grid), rowCount: \.rows.count
+        ) { try SweepTable.resume(grid: grid, from: output, format: tableFormat) }
 
         let progress = CountProgress(mode: progressOptions.progress, command: "sweep")
         let path = output
