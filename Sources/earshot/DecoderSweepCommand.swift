@@ -43,7 +43,7 @@ struct DecoderSweep: AsyncParsableCommand {
 
     @OptionGroup var decoderOptions: DecoderOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output format: csv or json. Default csv.", valueName: "format"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output format: csv or json.", valueName: "format"))
     var format: DecoderSweepTable.Format = .csv
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (rewritten after every row).")
