@@ -167,11 +167,13 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotRecognizerTests",
-            dependencies: ["EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotTesting"],
+            dependencies: ["EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotLab", "EarshotTesting"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotCodecsTests",
-            dependencies: ["EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer", "EarshotTesting"],
+            dependencies: [
+                "EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer", "EarshotLab", "EarshotTesting",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotVADTests", dependencies: ["EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting"],
@@ -200,11 +202,12 @@ let package = Package(
             name: "EarshotClientTests",
             dependencies: [
                 "EarshotClient", "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotIO",
-                "EarshotTesting",
+                "EarshotLab", "EarshotTesting",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotCLITests", dependencies: ["earshot", "EarshotTesting"], swiftSettings: strictSwift6),
+            name: "EarshotCLITests", dependencies: ["earshot", "EarshotLab", "EarshotTesting"],
+            swiftSettings: strictSwift6),
 
         .executableTarget(
             name: "EarshotBenchmarks",

@@ -22,7 +22,7 @@ DATA = "/usr/share/pocketsphinx/test/data"
 
 
 def words(text):
-    """Lowercase words, letters and digits, apostrophes inside words kept (as EarshotTesting.WordErrorRate)."""
+    """Lowercase words, letters and digits, apostrophes inside words kept (as EarshotLab.WordErrorRate)."""
     return re.findall(r"[0-9a-z]+(?:['’][0-9a-z]+)*", text.lower())
 
 

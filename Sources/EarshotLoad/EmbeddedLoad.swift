@@ -2,7 +2,7 @@ import EarshotCore
 import EarshotDSP
 import EarshotIO
 import EarshotLab
-import EarshotRecognizer
+public import EarshotRecognizer
 import Foundation
 
 /// The embedded recognizer alone under the load test's pattern: N tasks, each with its own
@@ -12,22 +12,28 @@ import Foundation
 public struct EmbeddedLoad: Sendable {
     public var utterances: [LoadTest.Utterance]
     public var speed: Double
+    /// What each stream's decoder loads: the model and the search settings (`--decoder`).
+    public var recognizer: PocketSphinxConfiguration
 
-    public init(utterances: [LoadTest.Utterance], speed: Double = 1) {
+    public init(
+        utterances: [LoadTest.Utterance], speed: Double = 1, recognizer: PocketSphinxConfiguration = .default
+    ) {
         self.utterances = utterances
         self.speed = speed
+        self.recognizer = recognizer
     }
 
     public func run(streams: Int, duration: Double) async throws -> LoadReport.Level {
         let deadline = ContinuousClock.now + .seconds(duration)
         let utterances = self.utterances
         let speed = self.speed
+        let configuration = recognizer
         // Each stream is a task on the executor for blocking work: decoding holds one of its threads,
         // waiting for the next block of paced audio holds none.
         let samples = try await withThrowingTaskGroup(of: [LoadTest.Sample].self) { group in
             for stream in 0..<streams {
                 group.addTask(executorPreference: BlockingExecutor.shared) {
-                    let recognizer = try PocketSphinxRecognizer()
+                    let recognizer = try PocketSphinxRecognizer(configuration: configuration)
                     var samples: [LoadTest.Sample] = []
                     var index = stream
                     while ContinuousClock.now < deadline {

@@ -46,9 +46,12 @@ public final class ForcedAligner {
     /// Loads the acoustic model and dictionary of `configuration` (its language model is not used).
     public init(configuration: PocketSphinxConfiguration = .default) throws {
         try configuration.validate()
+        // Always PocketSphinx's own beams (the accurate preset's): the corpora are aligned with them,
+        // and a faster recognizer default must not move their labels.
+        let search = configuration.applying(.accurate)
         let arguments = [
             "-hmm", configuration.acousticModel, "-dict", configuration.dictionary,
-            "-beam", "\(configuration.beam)", "-wbeam", "\(configuration.wordBeam)",
+            "-beam", "\(search.beam)", "-wbeam", "\(search.wordBeam)",
         ]
         let loaded = try PocketSphinxDecoder.load(
             arguments: arguments,

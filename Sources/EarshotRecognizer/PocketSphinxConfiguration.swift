@@ -1,7 +1,8 @@
 import EarshotCore
 import Foundation
 
-/// Where PocketSphinx finds its model, and the few decoder settings worth changing.
+/// Where PocketSphinx finds its model, and the decoder settings worth changing (named sets of the
+/// search settings are the ``Preset``s).
 ///
 /// The defaults are the US English model Debian ships in `pocketsphinx-en-us`
 /// (`/usr/share/pocketsphinx/model/en-us`). ``default`` honours `EARSHOT_MODEL_DIR`, a directory laid
@@ -26,6 +27,20 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
     public var beam: Double
     /// Beam width for word exits (`-wbeam`), as a probability in (0, 1]. PocketSphinx's default is 7e-29.
     public var wordBeam: Double
+    /// The most HMMs kept active in a frame (`-maxhmmpf`), or -1 for no limit. PocketSphinx's default
+    /// is 30 000.
+    public var maxActiveHMMs: Int
+    /// Acoustic scores are computed in one frame of this many and reused in the others (`-ds`), ≥ 1.
+    /// PocketSphinx's default is 1 (every frame).
+    public var frameDownsampling: Int
+    /// Gaussians per mixture scored in full (`-topn`), ≥ 1. PocketSphinx's default is 4.
+    public var topGaussians: Int
+    /// Frames of phone-loop lookahead that prune word entries (`-pl_window`), 0 (off) to 10.
+    /// PocketSphinx's default is 5.
+    public var lookaheadWindow: Int
+    /// Beam of the lookahead's phone loop (`-pl_beam`), as a probability in (0, 1]. PocketSphinx's
+    /// default is 1e-10.
+    public var lookaheadBeam: Double
     /// Whether PocketSphinx's front end drops what its own VAD calls silence (`-remove_silence`).
     /// Default false, unlike PocketSphinx: in 5prealpha the dropped frames vanish from the word times,
     /// so every word after a pause comes early (1.3 s after 2 s of silence in the LibriVox clips), and
@@ -42,37 +57,43 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
     /// searches never use it.
     public var flatPass: Bool
 
-    /// A configuration with explicit model paths; the defaults are Debian's en-us model.
+    /// A configuration with explicit model paths and the search settings of `preset`; the defaults are
+    /// Debian's en-us model and ``Preset/default``.
     public init(
         acousticModel: String = debianModelDirectory + "/en-us",
         languageModel: String = debianModelDirectory + "/en-us.lm.bin",
         dictionary: String = debianModelDirectory + "/cmudict-en-us.dict",
-        beam: Double = 1e-48,
-        wordBeam: Double = 7e-29,
+        preset: Preset = .default,
         removeSilence: Bool = false,
         flatPass: Bool = false
     ) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel
         self.dictionary = dictionary
-        self.beam = beam
-        self.wordBeam = wordBeam
+        (beam, wordBeam, maxActiveHMMs, frameDownsampling, topGaussians, lookaheadWindow, lookaheadBeam) =
+            preset.search
         self.removeSilence = removeSilence
         self.flatPass = flatPass
     }
 
     /// The model in `directory`, laid out as Debian's: `en-us/`, `en-us.lm.bin`, `cmudict-en-us.dict`.
-    public init(modelDirectory directory: String) {
+    public init(modelDirectory directory: String, preset: Preset = .default) {
         self.init(
             acousticModel: directory + "/en-us",
             languageModel: directory + "/en-us.lm.bin",
-            dictionary: directory + "/cmudict-en-us.dict")
+            dictionary: directory + "/cmudict-en-us.dict",
+            preset: preset)
     }
 
-    /// The model in `$EARSHOT_MODEL_DIR` when that variable is set and not empty, else Debian's en-us model.
-    public static var `default`: PocketSphinxConfiguration {
+    /// The model in `$EARSHOT_MODEL_DIR` when that variable is set and not empty, else Debian's en-us
+    /// model, searched with ``Preset/default``.
+    public static var `default`: PocketSphinxConfiguration { `default`(preset: .default) }
+
+    /// The model ``default`` names, searched with `preset`.
+    public static func `default`(preset: Preset) -> PocketSphinxConfiguration {
         let override = ProcessInfo.processInfo.environment[modelDirectoryVariable] ?? ""
-        return PocketSphinxConfiguration(modelDirectory: override.isEmpty ? debianModelDirectory : override)
+        return PocketSphinxConfiguration(
+            modelDirectory: override.isEmpty ? debianModelDirectory : override, preset: preset)
     }
 
     /// Checks that every model file is present and readable and that the beams are probabilities.
@@ -92,17 +113,38 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
         }
         try Self.requireFile(languageModel, what: "language model")
         try Self.requireFile(dictionary, what: "dictionary")
-        for (name, value) in [("beam", beam), ("wordBeam", wordBeam)] where !(value > 0 && value <= 1) {
+        try validateSearch()
+    }
+
+    /// Checks the search settings alone (no model files): each named by its property, with its range.
+    public func validateSearch() throws {
+        for (name, value) in [("beam", beam), ("wordBeam", wordBeam), ("lookaheadBeam", lookaheadBeam)]
+        where !(value > 0 && value <= 1) {
             throw EarshotError(.invalidParameter, "\(name) is \(value); expected a probability in (0, 1]")
+        }
+        for (name, value, range, expected) in [
+            ("maxActiveHMMs", maxActiveHMMs, -1...Int(Int32.max), "-1 (no limit) or a count ≥ 0"),
+            ("frameDownsampling", frameDownsampling, 1...100, "an integer from 1 to 100"),
+            ("topGaussians", topGaussians, 1...256, "an integer from 1 to 256"),
+            ("lookaheadWindow", lookaheadWindow, 0...10, "an integer from 0 (off) to 10"),
+        ] where !range.contains(value) {
+            throw EarshotError(.invalidParameter, "\(name) is \(value); expected \(expected)")
         }
     }
 
     /// The PocketSphinx command line for this configuration.
     var arguments: [String] {
+        ["-hmm", acousticModel, "-lm", languageModel, "-dict", dictionary]
+            + searchArguments.flatMap { [$0.flag, $0.value] }
+            + ["-remove_silence", removeSilence ? "yes" : "no", "-fwdflat", flatPass ? "yes" : "no"]
+    }
+
+    /// The search settings as PocketSphinx flags and values, in a fixed order: `-beam 1e-48`, ….
+    public var searchArguments: [(flag: String, value: String)] {
         [
-            "-hmm", acousticModel, "-lm", languageModel, "-dict", dictionary,
-            "-beam", "\(beam)", "-wbeam", "\(wordBeam)", "-remove_silence", removeSilence ? "yes" : "no",
-            "-fwdflat", flatPass ? "yes" : "no",
+            ("-beam", "\(beam)"), ("-wbeam", "\(wordBeam)"), ("-maxhmmpf", "\(maxActiveHMMs)"),
+            ("-ds", "\(frameDownsampling)"), ("-topn", "\(topGaussians)"), ("-pl_window", "\(lookaheadWindow)"),
+            ("-pl_beam", "\(lookaheadBeam)"),
         ]
     }
 

@@ -11,6 +11,10 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     public var acousticModel: String?
     public var languageModel: String?
     public var dictionary: String?
+    /// The embedded recognizer's search: the `--decoder` preset and the PocketSphinx flags it set
+    /// (`{"-beam": "1e-48", …}`).
+    public var decoder: String?
+    public var decoderArguments: [String: String]?
     public var sampleRateHz: Int
     public var resampler: String
     public var resamplerQuality: Int
@@ -19,12 +23,18 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     public var minSegmentSeconds: Double
     public var detector: String
 
-    /// The parameters of the embedded recognizer with `model`, run with `settings`.
-    public init(embedded model: PocketSphinxConfiguration, settings: TranscriptionSettings) {
+    /// The parameters of the embedded recognizer with `model`, searched as the `decoder` preset sets
+    /// it, run with `settings`.
+    public init(
+        embedded model: PocketSphinxConfiguration, decoder: PocketSphinxConfiguration.Preset,
+        settings: TranscriptionSettings
+    ) {
         self.init(recognizer: "pocketsphinx", settings: settings)
         acousticModel = model.acousticModel
         languageModel = model.languageModel
         dictionary = model.dictionary
+        self.decoder = decoder.rawValue
+        decoderArguments = Dictionary(uniqueKeysWithValues: model.searchArguments.map { ($0.flag, $0.value) })
     }
 
     /// The parameters of a recognition service at `url`, sent segments in `audioFormat`, run with `settings`.
@@ -47,7 +57,8 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case recognizer, service, dictionary, jobs, detector, resampler
+        case recognizer, service, dictionary, jobs, detector, resampler, decoder
+        case decoderArguments = "decoder_arguments"
         case audioFormat = "audio_format"
         case acousticModel = "acoustic_model", languageModel = "language_model"
         case sampleRateHz = "sample_rate_hz", resamplerQuality = "resampler_quality"

@@ -23,6 +23,8 @@ struct Bench: AsyncParsableCommand {
                   --duration 30
               earshot bench --embedded --corpus corpora/real/sample --streams 1,2,4 \\
                   --json > embedded.json
+              earshot bench --embedded --decoder fast --corpus corpora/real/sample \\
+                  --streams 2,4,6 --duration 20
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions
@@ -45,6 +47,8 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "Measure the embedded recognizer alone instead of a service.")
     var embedded = false
 
+    @OptionGroup var decoderOptions: DecoderOptions
+
     @Flag(help: "Print the report as JSON on standard output.")
     var json = false
 
@@ -64,6 +68,7 @@ struct Bench: AsyncParsableCommand {
         guard !utterances.isEmpty else {
             throw EarshotError(.invalidInput, "\(corpus): no utterance with labelled speech")
         }
+        if !embedded { try decoderOptions.refuse("without --embedded the service decodes with its own") }
         var configuration = embedded ? nil : try serviceOptions.configuration()
         configuration?.reportsPartialResults = partialResults
         let runner: @Sendable (Int) async throws -> LoadReport.Level
@@ -71,7 +76,8 @@ struct Bench: AsyncParsableCommand {
             let test = LoadTest(configuration: configuration, utterances: utterances, speed: speed)
             runner = { try await test.run(streams: $0, duration: duration) }
         } else {
-            let test = EmbeddedLoad(utterances: utterances, speed: speed)
+            let test = EmbeddedLoad(
+                utterances: utterances, speed: speed, recognizer: .default(preset: decoderOptions.preset))
             runner = { try await test.run(streams: $0, duration: duration) }
         }
         let pid = serverPid

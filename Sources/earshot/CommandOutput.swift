@@ -49,6 +49,14 @@ final class CommandOutput {
         return path
     }
 
+    /// Writes `text` as the whole output at `path` and commits it: a table rewritten after every
+    /// finished row replaces the previous one at once, never half-written.
+    static func replace(_ path: String, with text: String) throws {
+        let output = try CommandOutput(path: path)
+        try output.write(text)
+        try output.commit()
+    }
+
     func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     func write(_ bytes: [UInt8]) throws {

@@ -19,7 +19,7 @@ struct Earshot: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Transcribe.self, Listen.self, Info.self, Level.self, VAD.self, Endpoint.self, Eval.self, Sweep.self,
-            CorpusCommand.self, Encode.self, Decode.self, Serve.self, Bench.self,
+            DecoderSweep.self, CorpusCommand.self, Encode.self, Decode.self, Serve.self, Bench.self,
         ]
     )
 

@@ -48,6 +48,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Recognizers that may run at once; more concurrent requests get 503 with Retry-After.")
     var recognizers: Int = 4
 
+    @OptionGroup var decoderOptions: DecoderOptions
+
     @Option(help: "Longest audio accepted in one request, in seconds (413 beyond).")
     var maxAudioDuration: Double = 60
 
@@ -174,6 +176,7 @@ struct Serve: AsyncParsableCommand {
             readTimeout: Self.duration(readTimeout), uploadGrace: Self.duration(uploadGrace),
             minimumAudioRate: minimumAudioRate, idleTimeout: Self.duration(idleTimeout), recognizerCount: recognizers)
         configuration.apiKeys = keys
+        configuration.recognizer = .default(preset: decoderOptions.preset)
         configuration.drainDelay = Self.duration(drainDelay)
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info

@@ -144,9 +144,8 @@ struct Sweep: AsyncParsableCommand {
             }
             let grid = try SweepGrid(parsing: specification.split(separator: " ").map(String.init))
             let table = try SweepRows.table(merging: parts.map(\.result), grid: grid)
-            let file = try CommandOutput(path: output)
-            try file.write(tableFormat == .csv ? table.csv() : try table.json(parameters: parts[0].parameters))
-            return try file.commit()
+            return try CommandOutput.replace(
+                output, with: tableFormat == .csv ? table.csv() : try table.json(parameters: parts[0].parameters))
         }
         let grid = try SweepGrid(parsing: grid)
         if !endpointing.rules.isEmpty, grid.axes.contains(where: { $0.parameter == .endingSilence }) {
@@ -166,12 +165,9 @@ struct Sweep: AsyncParsableCommand {
         base.onTimeTolerance = onTimeTolerance
         let varied = Set(grid.axes.map(\.parameter.rawValue))
         let parameters = base.parameters.filter { !varied.contains($0.key) }
-        let start =
-            resume && FileManager.default.fileExists(atPath: output)
-            ? try SweepTable.resume(grid: grid, from: output, format: tableFormat) : SweepTable(grid: grid)
-        if resume, !start.rows.isEmpty {
-            FileHandle.standardError.write(Data("earshot: resuming \(output): \(start.rows.count) rows done\n".utf8))
-        }
+        let start = try TableResume.start(
+            resume: resume, path: output, fresh: SweepTable(grid: grid), rowCount: \.rows.count
+        ) { try SweepTable.resume(grid: grid, from: output, format: tableFormat) }
 
         let progress = CountProgress(mode: progressOptions.progress, command: "sweep")
         let path = output
@@ -198,9 +194,7 @@ struct Sweep: AsyncParsableCommand {
             // Standard output gets the table once, at the end; a file gets every finished row at once
             // (a partial result only when complete: a part with rows missing must not be merged).
             guard path != InputPath.standardStream, !partial else { return }
-            let file = try CommandOutput(path: path)
-            try file.write(try render(table))
-            try file.commit()
+            try CommandOutput.replace(path, with: try render(table))
         } progress: { step in
             switch step {
             case .detector(let kind, let done, let total):
@@ -212,8 +206,6 @@ struct Sweep: AsyncParsableCommand {
             }
         }
         progress.finish()
-        let final = try CommandOutput(path: path)
-        try final.write(try render(table))
-        try final.commit()
+        try CommandOutput.replace(path, with: try render(table))
     }
 }

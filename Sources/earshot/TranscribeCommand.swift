@@ -103,6 +103,8 @@ struct Transcribe: AsyncParsableCommand {
     )
     var modelDir: String?
 
+    @OptionGroup var decoderOptions: DecoderOptions
+
     @Option(help: ArgumentHelp(VADModelOptions.detectorHelp.abstract + " Finds the pauses long recordings are cut at."))
     var detector: DetectorKind?
 
@@ -144,6 +146,7 @@ struct Transcribe: AsyncParsableCommand {
         if serviceOptions.service != nil, modelDir != nil {
             throw ValidationError("--model-dir is for the embedded recognizer; the service has its own model")
         }
+        if serviceOptions.service != nil { try decoderOptions.refuse("the service has its own") }
     }
 
     /// How each worker recognizes its segments, and the parameters recorded in JSON output.
@@ -175,10 +178,13 @@ struct Transcribe: AsyncParsableCommand {
                 TranscriptParameters(service: service, audioFormat: format.rawValue, settings: settings)
             )
         }
-        let model = modelDir.map { PocketSphinxConfiguration(modelDirectory: $0) } ?? .default
+        let preset = decoderOptions.preset
+        let model =
+            modelDir.map { PocketSphinxConfiguration(modelDirectory: $0, preset: preset) } ?? .default(preset: preset)
         try model.validate()
         return (
-            { try EmbeddedTranscriber(configuration: model) }, TranscriptParameters(embedded: model, settings: settings)
+            { try EmbeddedTranscriber(configuration: model) },
+            TranscriptParameters(embedded: model, decoder: preset, settings: settings)
         )
     }
 

@@ -1,3 +1,4 @@
+import EarshotLab
 import EarshotTesting
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import EarshotCodecs
 import EarshotCore
 import EarshotDSP
 import EarshotIO
+import EarshotLab
 import EarshotRecognizer
 import EarshotTesting
 import Foundation

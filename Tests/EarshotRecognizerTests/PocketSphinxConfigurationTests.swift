@@ -62,9 +62,29 @@ struct PocketSphinxConfigurationTests {
 
     @Test(arguments: [0, -1, 2, .nan])
     func beamsMustBeProbabilities(beam: Double) {
-        for configuration in [PocketSphinxConfiguration(beam: beam), PocketSphinxConfiguration(wordBeam: beam)] {
+        for (name, path) in [
+            ("beam", \PocketSphinxConfiguration.beam), ("wordBeam", \.wordBeam), ("lookaheadBeam", \.lookaheadBeam),
+        ] {
+            var configuration = PocketSphinxConfiguration()
+            configuration[keyPath: path] = beam
             let error = #expect(throws: EarshotError.self) { try configuration.validate() }
             #expect(error?.code == .invalidParameter)
+            #expect(error?.message.hasPrefix("\(name) is ") == true)
+            #expect(error?.message.hasSuffix("expected a probability in (0, 1]") == true)
+        }
+    }
+
+    @Test func countsOutOfRangeAreNamed() {
+        for (name, path, value) in [
+            ("maxActiveHMMs", \PocketSphinxConfiguration.maxActiveHMMs, -2),
+            ("frameDownsampling", \.frameDownsampling, 0),
+            ("topGaussians", \.topGaussians, 0), ("lookaheadWindow", \.lookaheadWindow, 11),
+        ] {
+            var configuration = PocketSphinxConfiguration()
+            configuration[keyPath: path] = value
+            let error = #expect(throws: EarshotError.self) { try configuration.validateSearch() }
+            #expect(error?.code == .invalidParameter)
+            #expect(error?.message.hasPrefix("\(name) is \(value); expected") == true)
         }
     }
 }

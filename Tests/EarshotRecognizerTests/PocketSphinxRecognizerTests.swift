@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotIO
+import EarshotLab
 import EarshotTesting
 import Foundation
 import Testing
@@ -9,12 +10,20 @@ import Testing
 /// Real PocketSphinx on the real LibriVox recordings Debian ships.
 struct PocketSphinxRecognizerTests {
     /// With `adapting` false each clip is decoded as by a fresh recognizer, as `pocketsphinx_continuous`
-    /// decodes one file (it scores 0.366); with `adapting` true the cepstral mean carries from clip to clip.
-    @Test(arguments: [false, true])
-    func libriVoxCorpusWordErrorRateIsAtMostFortyPercent(adapting: Bool) throws {
+    /// decodes one file (it scores 0.366 with PocketSphinx's own search, the accurate preset); with
+    /// `adapting` true the cepstral mean carries from clip to clip. Each preset has its bound, a few
+    /// words above what it measured fresh and adapting (71 words: one word is 1.4 points): accurate
+    /// 0.338 and 0.296, balanced 0.423 and 0.310, fast 0.563 and 0.366.
+    @Test(arguments: [
+        (PocketSphinxConfiguration.Preset.accurate, 0.40), (.balanced, 0.45), (.fast, 0.62),
+    ], [false, true])
+    func libriVoxCorpusWordErrorRateIsWithinThePresetsBound(
+        expected: (preset: PocketSphinxConfiguration.Preset, bound: Double), adapting: Bool
+    ) throws {
+        let (preset, bound) = expected
         let clips = try LibriVoxClips.load()
         #expect(clips.count == 5)
-        let recognizer = try PocketSphinxRecognizer()
+        let recognizer = try PocketSphinxRecognizer(configuration: .default(preset: preset))
         var total = WordErrorRate.zero
         var audioSeconds = 0.0
         var decoding = Duration.zero
@@ -39,11 +48,11 @@ struct PocketSphinxRecognizerTests {
         }
         let seconds = Double(decoding.components.seconds) + Double(decoding.components.attoseconds) * 1e-18
         print(
-            "LibriVox corpus, adapting \(adapting): \(total) = \(total.rate); \(audioSeconds) s of audio "
+            "LibriVox corpus, \(preset), adapting \(adapting): \(total) = \(total.rate); \(audioSeconds) s of audio "
                 + "decoded in \(seconds) s (RTF \(seconds / audioSeconds); timing only, tests run in parallel)"
         )
         #expect(total.referenceWordCount == 71)
-        #expect(total.rate <= 0.40)
+        #expect(total.rate <= bound)
     }
 
     @Test func blockSizeDoesNotChangeTheResult() throws {

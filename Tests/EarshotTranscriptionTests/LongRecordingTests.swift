@@ -49,7 +49,8 @@ import Testing
     func subtitlesParseWithFFmpegAndFollowTheLabelledSpeech(format: TranscriptFormat) async throws {
         let recording = try LongRecordingFixture.built.get()
         let transcript = try await LongRecordingFixture.transcript.value
-        let parameters = TranscriptParameters(embedded: .default, settings: try TranscriptionSettings(jobs: 2))
+        let parameters = TranscriptParameters(
+            embedded: .default, decoder: .default, settings: try TranscriptionSettings(jobs: 2))
         let text = try format.render(transcript, parameters: parameters)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -1,4 +1,4 @@
-import EarshotTesting
+import EarshotLab
 import Testing
 
 /// Word error rate on hand-aligned pairs whose counts are known exactly.
