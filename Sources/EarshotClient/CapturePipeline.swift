@@ -6,7 +6,8 @@ import EarshotVAD
 /// The client's audio path for one interaction, fed block by block on the capture thread, as one
 /// chain of stages: resampler (to the wire format's rate, mono) → level meter → a fork of encoder →
 /// transport chunker (512-byte chunks, as section 3.3 advises) beside voice activity detector →
-/// smoother → endpointer. The encoder is fed while the endpointer listens.
+/// smoother → endpointer. The encoder is fed while the endpointer listens; the application's calls
+/// (stop, cancel, extend) are made to the chain, which passes them to the endpointer.
 ///
 /// Audio is encoded and chunked as it arrives, so the upload runs while the user talks; the
 /// endpointer decides when capture ends. Not thread-safe: one per interaction, on one thread.
@@ -32,7 +33,6 @@ public final class CapturePipeline {
     private var chain: Chain
     private var output = StageOutput<Forked<EncodedPacket, VADDecision>>()
     private var transportOutput = StageOutput<EncodedPacket>()
-    private var controlOutput = StageOutput<VADDecision>()
     private let vetoes = Locked<[(MediaTime, Bool)]>([])
     /// Whether the encoder has been finished (at the endpoint, or with the whole chain).
     private var flushed = false
@@ -70,14 +70,9 @@ public final class CapturePipeline {
             try LevelMeter().then(transport.fork(analysis) { $0.second.endpointer.isListening }))
     }
 
-    /// The endpointer, at the end of the chain's analysis branch.
-    private var endpointer: EndpointerStage {
-        get { chain.second.second.second.second }
-        _modify { yield &chain.second.second.second.second }
-    }
-
-    /// Whether the endpointer has decided the interaction's outcome.
-    public var outcome: InteractionOutcome? { endpointer.endpointer.outcome }
+    /// Whether the endpointer, at the end of the chain's analysis branch, has decided the
+    /// interaction's outcome.
+    public var outcome: InteractionOutcome? { chain.second.second.second.second.endpointer.outcome }
 
     /// Media time (at ``format``'s rate) just after the last sample processed.
     var now: MediaTime { chain.first.outputEnd ?? .zero(sampleRate: format.sampleRate) }
@@ -109,22 +104,17 @@ public final class CapturePipeline {
         return transportOutput.items
     }
 
-    func stop() -> [SpeechEvent] {
-        controlOutput.removeAll()
-        endpointer.stop(at: now, into: &controlOutput)
-        return translate(controlOutput.events)
-    }
+    /// The application's calls, made now: they go to the chain, which passes them to its endpointer.
+    func stop() throws -> [SpeechEvent] { try apply(.stop(at: now)) }
 
-    func cancel() -> [SpeechEvent] {
-        controlOutput.removeAll()
-        endpointer.cancel(at: now, into: &controlOutput)
-        return translate(controlOutput.events)
-    }
+    func cancel() throws -> [SpeechEvent] { try apply(.cancel(at: now)) }
 
-    func extendTimeout(by seconds: Double) throws -> [SpeechEvent] {
-        controlOutput.removeAll()
-        try endpointer.extendTimeout(by: seconds, at: now, into: &controlOutput)
-        return translate(controlOutput.events)
+    func extendTimeout(by seconds: Double) throws -> [SpeechEvent] { try apply(.extendTimeout(by: seconds, at: now)) }
+
+    private func apply(_ control: EndpointerControl) throws -> [SpeechEvent] {
+        output.removeAll()
+        try chain.control(control, into: &output)
+        return translate(output.events)
     }
 
     private func step(_ output: StageOutput<Forked<EncodedPacket, VADDecision>>) -> Step {

@@ -107,8 +107,8 @@ enum LiveCapture {
                 throw SpeechClientError.invalidParameter("extendTimeout(\(seconds)): \(error)")
             }
         }
-        if cancel { steps.append(CapturePipeline.Step(events: pipeline.cancel())) }
-        if stop { steps.append(CapturePipeline.Step(events: pipeline.stop())) }
+        if cancel { steps.append(CapturePipeline.Step(events: try pipeline.cancel())) }
+        if stop { steps.append(CapturePipeline.Step(events: try pipeline.stop())) }
         return steps
     }
 }

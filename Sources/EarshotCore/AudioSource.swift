@@ -50,4 +50,21 @@ public enum Pipeline {
         try stage.finish(into: &output)
         try handle(output)
     }
+
+    /// Processes every element of `inputs` through `stage`, finishes the stage, and calls `handle`
+    /// with what each call produced (the output is reused; copy what you keep).
+    public static func run<Inputs: Sequence, Stage: AudioStage>(
+        _ inputs: Inputs,
+        through stage: inout Stage,
+        handle: (StageOutput<Stage.Output>) throws -> Void
+    ) throws where Stage.Input == Inputs.Element {
+        var output = StageOutput<Stage.Output>()
+        for input in inputs {
+            try stage.process(input, into: &output)
+            try handle(output)
+            output.removeAll()
+        }
+        try stage.finish(into: &output)
+        try handle(output)
+    }
 }

@@ -62,6 +62,18 @@ public struct StageFork<First: AudioStage, Second: AudioStage>: AudioStage where
     }
 }
 
+/// A fork takes the calls of its second stage; their items come out as ``Forked/second(_:)``.
+extension StageFork: ControllableStage where Second: ControllableStage {
+    public typealias Control = Second.Control
+
+    public mutating func control(_ control: Control, into output: inout StageOutput<Output>) throws {
+        firstOutput.removeAll()
+        secondOutput.removeAll()
+        try second.control(control, into: &secondOutput)
+        forward(into: &output)
+    }
+}
+
 extension AudioStage {
     /// Feeds every input of this stage's input to `other` as well (see ``StageFork``).
     public func fork<Other: AudioStage>(

@@ -6,8 +6,9 @@ public import EarshotCore
 /// Contract: input and output are ``VADDecision``s; output stops when the interaction ends (the
 /// decision that ends it is passed on, later ones are not). ``finish(into:)`` is the end of input, at
 /// the newest `decidedAt` seen (the start, if none). Adds no delay. The application's calls (stop,
-/// cancel, extend) go through the methods here, so their events reach the same output.
-public struct EndpointerStage: AudioStage, Sendable {
+/// cancel, extend) are its ``EndpointerControl``s, so their events reach the same output, and a chain
+/// ending in this stage takes them too (``ControllableStage``).
+public struct EndpointerStage: ControllableStage, Sendable {
     public typealias Input = VADDecision
     public typealias Output = VADDecision
 
@@ -38,28 +39,27 @@ public struct EndpointerStage: AudioStage, Sendable {
         post(into: &output)
     }
 
-    /// See ``Endpointer/stop(at:into:)``.
-    public mutating func stop(at time: MediaTime, into output: inout StageOutput<VADDecision>) {
-        endpointer.stop(at: time, into: &events)
-        post(into: &output)
-    }
-
-    /// See ``Endpointer/cancel(at:into:)``.
-    public mutating func cancel(at time: MediaTime, into output: inout StageOutput<VADDecision>) {
-        endpointer.cancel(at: time, into: &events)
-        post(into: &output)
-    }
-
-    /// See ``Endpointer/extendTimeout(by:at:into:)``.
-    public mutating func extendTimeout(
-        by seconds: Double, at time: MediaTime, into output: inout StageOutput<VADDecision>
-    ) throws {
+    /// Applies an application's call; see ``Endpointer/stop(at:into:)``, ``Endpointer/cancel(at:into:)``
+    /// and ``Endpointer/extendTimeout(by:at:into:)``.
+    public mutating func control(_ control: EndpointerControl, into output: inout StageOutput<VADDecision>) throws {
         defer { post(into: &output) }
-        try endpointer.extendTimeout(by: seconds, at: time, into: &events)
+        switch control {
+        case .stop(let time): endpointer.stop(at: time, into: &events)
+        case .cancel(let time): endpointer.cancel(at: time, into: &events)
+        case .extendTimeout(let seconds, let time): try endpointer.extendTimeout(by: seconds, at: time, into: &events)
+        }
     }
 
     private mutating func post(into output: inout StageOutput<VADDecision>) {
         output.post(contentsOf: events)
         events.removeAll(keepingCapacity: true)
     }
+}
+
+/// An application's call to the endpointer during an interaction, at a media time: the SDK's
+/// `stopListening` (manual endpoint), `cancel` and `extendTimeout(seconds)`.
+public enum EndpointerControl: Sendable, Equatable {
+    case stop(at: MediaTime)
+    case cancel(at: MediaTime)
+    case extendTimeout(by: Double, at: MediaTime)
 }

@@ -56,9 +56,9 @@ struct EndpointerStageTests {
         var stage = EndpointerStage(configuration: try EndpointerConfiguration(), start: .zero(sampleRate: Script.rate))
         var output = StageOutput<VADDecision>()
         for decision in Script.decisions("SSS") { stage.process(decision, into: &output) }
-        try stage.extendTimeout(by: 1, at: Script.t(30), into: &output)
-        stage.stop(at: Script.t(40), into: &output)
-        stage.cancel(at: Script.t(50), into: &output)
+        try stage.control(.extendTimeout(by: 1, at: Script.t(30)), into: &output)
+        try stage.control(.stop(at: Script.t(40)), into: &output)
+        try stage.control(.cancel(at: Script.t(50)), into: &output)
         #expect(
             output.events == [
                 StageEvent(time: Script.t(0), kind: .speechStart), StageEvent(time: Script.t(30), kind: .speechEnd),

@@ -88,22 +88,12 @@ public struct DecoderTestSet: Sendable {
     /// The whole recording at `path`, resampled to 16 kHz mono.
     private static func read(_ path: String) throws -> [Float] {
         var source = try AudioInput.open(path: path, raw: nil, codec: nil, blockFrames: 4096)
-        let resampler =
-            source.format == .wideband
-            ? nil : try Resampler(inputFormat: source.format, configuration: .init(sampleRate: 16_000))
+        // At 16 kHz mono already, the resampler passes the samples through untouched.
+        var resampler = try Resampler(inputFormat: source.format, configuration: .init(sampleRate: 16_000))
         var samples: [Float] = []
-        var output = StageOutput<AudioBuffer>()
-        while let buffer = try source.read() {
-            guard let resampler else {
-                samples += buffer.samples
-                continue
-            }
-            try resampler.process(buffer, into: &output)
+        try Pipeline.run(&source, through: &resampler) { output in
             for item in output.items { samples += item.samples }
-            output.removeAll()
         }
-        try resampler?.finish(into: &output)
-        for item in output.items { samples += item.samples }
         return samples
     }
 }

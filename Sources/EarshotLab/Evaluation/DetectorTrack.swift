@@ -49,14 +49,7 @@ public struct DetectorTrack: Sendable {
             : try Resampler(inputFormat: source.format, configuration: .init(sampleRate: workingRate, quality: 4))
                 .then(vad)
         var frames: [VADFrame] = []
-        var output = StageOutput<VADFrame>()
-        while let buffer = try source.read() {
-            try stage.process(buffer, into: &output)
-            frames.append(contentsOf: output.items)
-            output.removeAll()
-        }
-        try stage.finish(into: &output)
-        frames.append(contentsOf: output.items)
+        try Pipeline.run(&source, through: &stage) { frames.append(contentsOf: $0.items) }
         return DetectorTrack(sampleRate: workingRate, hopLength: vad.detector.hopLength, frames: frames)
     }
 

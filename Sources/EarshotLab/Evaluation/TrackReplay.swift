@@ -28,50 +28,41 @@ extension DetectorTrack {
         speechPadAfter: 0, hangover: 0)
 
     /// Replays the track through a ``DecisionSmoother`` (with `smoothing`, unless the track holds
-    /// another tool's decisions: ``isDecided``) and an ``EndpointerStage``. `actions` happen at their
-    /// media time: before the first decision made after it.
+    /// another tool's decisions: ``isDecided``) and an ``EndpointerStage``, one chain. `actions` happen
+    /// at their media time: before the first decision made after it (``ControlSchedule``), those left
+    /// at the end of the track.
     public func replay(
         smoothing: SmoothingConfiguration, endpointer configuration: EndpointerConfiguration,
         keepingDecisions: Bool = false, actions: [(time: Double, action: TrackReplay.Action)] = []
     ) throws -> TrackReplay {
-        var smoother = try DecisionSmoother(
-            configuration: isDecided ? Self.asGiven : smoothing, sampleRate: sampleRate, hopLength: hopLength)
-        var endpointer = EndpointerStage(configuration: configuration, start: .zero(sampleRate: sampleRate))
-        var pendingActions = actions.sorted { $0.time < $1.time }[...]
+        let rate = sampleRate
+        let controls = actions.map { time, action in
+            let at = MediaTime(frame: Int64((time * Double(rate)).rounded()), sampleRate: rate)
+            return (time: time, control: action.control(at: at))
+        }
+        let endpointing = ControlSchedule(controls, endingAt: frames.last?.end.seconds ?? 0) { $0.decidedAt.seconds }
+            .then(EndpointerStage(configuration: configuration, start: .zero(sampleRate: sampleRate)).takingControls())
+        // The endpointer passes decisions only until the interaction ends; the tap beside it keeps them all.
+        var chain = try DecisionSmoother(
+            configuration: isDecided ? Self.asGiven : smoothing, sampleRate: sampleRate, hopLength: hopLength
+        )
+        .then(PassThrough<VADDecision>().fork(endpointing))
         var replay = TrackReplay()
-        var decisions = StageOutput<VADDecision>()
-        var passed = StageOutput<VADDecision>()
-
-        func act(until time: Double) throws {
-            while let next = pendingActions.first, next.time <= time {
-                pendingActions.removeFirst()
-                let at = MediaTime(frame: Int64((next.time * Double(sampleRate)).rounded()), sampleRate: sampleRate)
-                switch next.action {
-                case .stop: endpointer.stop(at: at, into: &passed)
-                case .cancel: endpointer.cancel(at: at, into: &passed)
-                case .extendTimeout(let seconds): try endpointer.extendTimeout(by: seconds, at: at, into: &passed)
-                }
-            }
+        try Pipeline.run(frames, through: &chain) { output in
+            if keepingDecisions { replay.decisions.append(contentsOf: output.items.compactMap(\.first)) }
+            replay.events.append(contentsOf: output.events)
         }
-        func consume() throws {
-            for decision in decisions.items {
-                try act(until: decision.decidedAt.seconds)
-                if keepingDecisions { replay.decisions.append(decision) }
-                endpointer.process(decision, into: &passed)
-            }
-            replay.events.append(contentsOf: passed.events)
-            passed.removeAll()
-            decisions.removeAll()
-        }
-        for frame in frames {
-            try smoother.process(frame, into: &decisions)
-            try consume()
-        }
-        try smoother.finish(into: &decisions)
-        try consume()
-        try act(until: frames.last?.end.seconds ?? 0)
-        endpointer.finish(into: &passed)
-        replay.events.append(contentsOf: passed.events)
         return replay
+    }
+}
+
+extension TrackReplay.Action {
+    /// The endpointer's call for this action, made at `time`.
+    func control(at time: MediaTime) -> EndpointerControl {
+        switch self {
+        case .stop: .stop(at: time)
+        case .cancel: .cancel(at: time)
+        case .extendTimeout(let seconds): .extendTimeout(by: seconds, at: time)
+        }
     }
 }
