@@ -25,6 +25,16 @@ public protocol Recognizer {
 
     /// Ends the utterance and returns its final result (an empty n-best list when nothing was said).
     mutating func endUtterance() throws -> RecognitionResult
+
+    /// Forgets what the recognizer has learned of earlier audio (the channel: a running cepstral
+    /// mean, say), so the next utterance decodes as on a freshly loaded recognizer: a service does
+    /// this between requests, so one client's channel does not colour another's result. Between
+    /// utterances only. A recognizer that adapts to nothing has nothing to forget (the default).
+    mutating func resetAdaptation() throws
+}
+
+extension Recognizer {
+    public mutating func resetAdaptation() throws {}
 }
 
 /// The outcome of recognizing one utterance: hypotheses, best first.

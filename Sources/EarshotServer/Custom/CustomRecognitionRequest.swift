@@ -26,7 +26,7 @@ final class CustomRecognitionRequest: RequestAudio, MultipartParts {
     private var collected: [UInt8] = []
     private var lexicon: PronunciationLexicon?
     private var grammar: RecognitionGrammar?
-    private var session: RecognitionSession?
+    private var session: RecognitionSession<PocketSphinxRecognizer>?
 
     static let order = "multipart/x-srgs-audio parts go x-dictionary (optional), x-grammar, x-voice"
 

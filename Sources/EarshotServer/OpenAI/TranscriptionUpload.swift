@@ -28,7 +28,7 @@ final class TranscriptionUpload: RequestAudio, MultipartParts {
     private var collected: [UInt8] = []
     private var inFile = false
     private var fileHead: [UInt8] = []
-    private var session: RecognitionSession?
+    private var session: RecognitionSession<PocketSphinxRecognizer>?
 
     init(
         boundary: String, recognizer: PocketSphinxRecognizer, maxAudioDuration: Double, modelIDs: [String],

@@ -126,9 +126,9 @@ struct UploadRecognition: Sendable {
     /// The answer for an error met while reading or recognizing the body.
     static func serviceError(for error: any Error) -> any Error {
         switch error {
-        case RecognitionSession.Failure.malformed(let format, let message):
+        case RecognitionSessionFailure.malformed(let format, let message):
             return ServiceError.badRequest("stream format is not \(format) [\(message)]", variables: "audio")
-        case RecognitionSession.Failure.tooLong(let limit):
+        case RecognitionSessionFailure.tooLong(let limit):
             var tooLong = ServiceError.badRequest(
                 "the audio runs longer than this service's maximum of \(limit) s", variables: "audio")
             tooLong.status = .contentTooLarge

@@ -3,34 +3,36 @@ import EarshotCore
 import EarshotDSP
 import EarshotRecognizer
 
+/// Errors a ``RecognitionSession`` throws: the body's audio is malformed, or longer than allowed.
+enum RecognitionSessionFailure: Error {
+    /// The audio is not `format` (its display name): `message` says where it went wrong.
+    case malformed(format: String, message: String)
+    case tooLong(limit: Double)
+}
+
 /// One request's audio path, fed as the body arrives: one chain of decoder → duration limit →
 /// resampler (made when the decoded format is known) → recognizer.
 ///
-/// Each body chunk is decoded, brought to the recognizer's 16 kHz mono and decoded by PocketSphinx
-/// before the next chunk is read, so when the last chunk arrives only its own audio and the end of
-/// the utterance remain to be computed. Not thread-safe (it drives C state): one per request.
-final class RecognitionSession {
+/// Each body chunk is decoded, brought to the recognizer's format and recognized before the next
+/// chunk is read, so when the last chunk arrives only its own audio and the end of the utterance
+/// remain to be computed. Any ``Recognizer`` (the service lends PocketSphinx ones). Not thread-safe
+/// (it drives C state): one per request.
+final class RecognitionSession<R: Recognizer> {
     /// Bytes of body received.
     private(set) var audioBytes = 0
     /// Seconds of audio decoded so far (at the stream's own rate).
     var audioTime: Double { chain.first.second.seconds }
 
     private typealias Chain = StageChain<
-        StageChain<Decoding, DurationLimit>, StageChain<DeferredResampler, RecognizerStage<PocketSphinxRecognizer>>
+        StageChain<Decoding, DurationLimit>, StageChain<DeferredResampler, RecognizerStage<R>>
     >
     private var chain: Chain
     private var results = StageOutput<RecognitionResult>()
 
-    /// Errors the session throws: the body's audio is malformed, or longer than allowed.
-    enum Failure: Error {
-        /// The audio is not `format` (its display name): `message` says where it went wrong.
-        case malformed(format: String, message: String)
-        case tooLong(limit: Double)
-    }
-
-    init(contentType: AudioContentType, recognizer: PocketSphinxRecognizer, maxAudioDuration: Double) throws {
+    init(contentType: AudioContentType, recognizer: R, maxAudioDuration: Double) throws {
         // Each request is decoded as by a freshly loaded recognizer: one client's channel must not
         // colour another's result.
+        var recognizer = recognizer
         try recognizer.resetAdaptation()
         var recognition = RecognizerStage(recognizer: recognizer)
         // Open now, so a partial result may be asked before the first audio.
@@ -40,7 +42,10 @@ final class RecognitionSession {
             DeferredResampler(configuration: .init(sampleRate: recognizer.format.sampleRate)).then(recognition))
     }
 
-    private var recognizer: PocketSphinxRecognizer { chain.second.second.recognizer }
+    private var recognizer: R {
+        get { chain.second.second.recognizer }
+        _modify { yield &chain.second.second.recognizer }
+    }
 
     /// Decodes and recognizes one chunk of the body.
     func consume(_ bytes: [UInt8]) throws {
@@ -64,7 +69,7 @@ final class RecognitionSession {
             throw error
         }
         guard chain.first.second.frames > 0, let result = results.items.last else {
-            throw Failure.malformed(format: chain.first.first.formatName, message: "the body holds no audio samples")
+            throw RecognitionSessionFailure.malformed(format: chain.first.first.formatName, message: "the body holds no audio samples")
         }
         return result
     }
@@ -83,7 +88,7 @@ final class RecognitionSession {
             do {
                 try decoder.process(input, into: &output)
             } catch let error as EarshotError {
-                throw Failure.malformed(format: formatName, message: error.message)
+                throw RecognitionSessionFailure.malformed(format: formatName, message: error.message)
             }
         }
 
@@ -91,7 +96,7 @@ final class RecognitionSession {
             do {
                 try decoder.finish(into: &output)
             } catch let error as EarshotError {
-                throw Failure.malformed(format: formatName, message: error.message)
+                throw RecognitionSessionFailure.malformed(format: formatName, message: error.message)
             }
         }
     }
@@ -108,7 +113,7 @@ final class RecognitionSession {
             guard !input.isEmpty else { return }
             frames += Int64(input.frameCount)
             seconds = Double(frames) / Double(input.format.sampleRate)
-            if seconds > limit { throw Failure.tooLong(limit: limit) }
+            if seconds > limit { throw RecognitionSessionFailure.tooLong(limit: limit) }
             output.emit(input)
         }
 
