@@ -69,7 +69,8 @@ final class RecognitionSession<R: Recognizer> {
             throw error
         }
         guard chain.first.second.frames > 0, let result = results.items.last else {
-            throw RecognitionSessionFailure.malformed(format: chain.first.first.formatName, message: "the body holds no audio samples")
+            throw RecognitionSessionFailure.malformed(
+                format: chain.first.first.formatName, message: "the body holds no audio samples")
         }
         return result
     }
