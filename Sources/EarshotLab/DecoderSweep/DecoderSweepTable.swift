@@ -20,24 +20,21 @@ public struct DecoderSweepTable: Sendable {
     public enum Format: String, Sendable, CaseIterable { case csv, json }
 
     public let grid: DecoderGrid
-    public private(set) var rows: [DecoderSweepRow] = []
-    private let order: [DecoderSetting: Int]
+    /// Rows in grid order (only finished settings).
+    public var rows: [DecoderSweepRow] { finished.rows }
+    private var finished: GridOrderedRows<DecoderSweepRow, DecoderSetting>
 
     public init(grid: DecoderGrid) {
         self.grid = grid
-        order = Dictionary(uniqueKeysWithValues: grid.settings.enumerated().map { ($1, $0) })
+        finished = GridOrderedRows(
+            settings: grid.settings, setting: \.setting, isOnFront: \.isParetoOptimal,
+            costs: { ($0.scores.realTimeFactor, $0.scores.words.rate) })
     }
 
     /// Adds or replaces the row of its setting, in grid order, and re-marks the front.
-    public mutating func insert(_ row: DecoderSweepRow) {
-        rows.removeAll { $0.setting == row.setting }
-        rows.append(row)
-        rows.sort { (order[$0.setting] ?? .max) < (order[$1.setting] ?? .max) }
-        let front = ParetoFront.membership(rows.map { ($0.scores.realTimeFactor, $0.scores.words.rate) })
-        for index in rows.indices { rows[index].isParetoOptimal = front[index] }
-    }
+    public mutating func insert(_ row: DecoderSweepRow) { finished.insert(row) }
 
-    public func contains(_ setting: DecoderSetting) -> Bool { rows.contains { $0.setting == setting } }
+    public func contains(_ setting: DecoderSetting) -> Bool { finished.contains(setting) }
 
     // MARK: CSV
 
@@ -175,7 +172,7 @@ public struct DecoderSweepTable: Sendable {
     }
 
     private mutating func keep(_ row: DecoderSweepRow) {
-        if order[row.setting] != nil { insert(row) }
+        if finished.covers(row.setting) { insert(row) }
     }
 
     private func setting(_ values: [String: String], where location: String) throws -> DecoderSetting {

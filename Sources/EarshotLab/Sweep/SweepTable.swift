@@ -23,33 +23,20 @@ public struct SweepTable: Sendable {
 
     public let grid: SweepGrid
     /// Rows in grid order (only finished settings).
-    public private(set) var rows: [SweepRow] = []
-    /// Each setting's place in the grid, computed once.
-    private let order: [SweepSetting: Int]
+    public var rows: [SweepRow] { finished.rows }
+    private var finished: GridOrderedRows<SweepRow, SweepSetting>
 
     public init(grid: SweepGrid) {
         self.grid = grid
-        order = Dictionary(uniqueKeysWithValues: grid.settings.enumerated().map { ($1, $0) })
+        finished = GridOrderedRows(
+            settings: grid.settings, setting: \.setting, isOnFront: \.isParetoOptimal,
+            costs: { ($0.metrics.latency.median, $0.metrics.truncationRate) })
     }
 
     /// Adds or replaces the row for its setting, keeps grid order, and re-marks the Pareto front.
-    public mutating func insert(_ row: SweepRow) {
-        let place = order[row.setting] ?? .max
-        let index = rows.partitioningIndex { (order[$0.setting] ?? .max) >= place }
-        if index < rows.count, rows[index].setting == row.setting {
-            rows[index] = row
-        } else {
-            rows.insert(row, at: index)
-        }
-        let front = ParetoFront.membership(rows.map { ($0.metrics.latency.median, $0.metrics.truncationRate) })
-        for index in rows.indices { rows[index].isParetoOptimal = front[index] }
-    }
+    public mutating func insert(_ row: SweepRow) { finished.insert(row) }
 
-    public func contains(_ setting: SweepSetting) -> Bool {
-        guard let place = order[setting] else { return false }
-        let index = rows.partitioningIndex { (order[$0.setting] ?? .max) >= place }
-        return index < rows.count && rows[index].setting == setting
-    }
+    public func contains(_ setting: SweepSetting) -> Bool { finished.contains(setting) }
 
     // MARK: CSV
 
@@ -206,19 +193,5 @@ public struct SweepTable: Sendable {
         metrics.oracle.delay.p90 = numbers[numbers.startIndex + 13]
         metrics.oracle.absoluteDelay.median = numbers[numbers.startIndex + 14]
         return SweepRow(setting: SweepSetting(values: values), metrics: metrics)
-    }
-}
-
-extension Array {
-    /// The first index whose element satisfies `belongs`, for a predicate false then true along the
-    /// array (binary search).
-    fileprivate func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
     }
 }
