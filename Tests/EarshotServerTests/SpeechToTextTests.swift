@@ -109,7 +109,9 @@ import Testing
         try expectRefused(try await post("Bearer " + (try await server.token(scope: "STTC"))), "an STTC token")
         let token = try await server.token()
         #expect(try await post("bearer " + token).status == 200, "the scheme is case-insensitive")
-        try await Task.sleep(for: .milliseconds(1_100))
+        // Expiry is kept in whole seconds, rounded up from the moment of issue, so a 1 s token lives
+        // between 1 and 2 s: only after 2 s is it certainly expired.
+        try await Task.sleep(for: .milliseconds(2_100))
         try expectRefused(try await post("BEARER " + token), "an expired token")
         try await server.stop()
     }
