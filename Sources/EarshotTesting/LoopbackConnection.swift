@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Blocking calls with timeouts; use it from a thread of its own (or a test that may block).
 public final class LoopbackConnection: @unchecked Sendable {
-    private let socket: Int32
+    private var socket: Int32
     private var received: [UInt8] = []
     public private(set) var isClosedByPeer = false
     /// The server reset the connection (rather than closing it in order): what a client may see
@@ -41,7 +41,14 @@ public final class LoopbackConnection: @unchecked Sendable {
         return socket
     }
 
-    deinit { close(socket) }
+    deinit { hangUp() }
+
+    /// Closes the connection from this end at once, as a client that gives up or dies mid-request.
+    public func hangUp() {
+        guard socket >= 0 else { return }
+        close(socket)
+        socket = -1
+    }
 
     /// Sends `bytes`; false if the server has closed the connection.
     @discardableResult

@@ -16,12 +16,13 @@ import Testing
     }
 
     /// Starts `earshot` with `arguments` in `directory`, waits until its output's temporary file
-    /// exists, sends `signal`, and returns the exit status and standard error. With `liveInput`, its
+    /// exists, sends `signal`, and returns the exit status, standard error, and the seconds from the
+    /// signal to the exit. With `liveInput`, its
     /// standard input is a pipe that gets those bytes and stays open until the signal is sent, as from
     /// a live source: the command is still waiting for audio when it is interrupted, however fast it is.
     static func interrupt(
         _ arguments: [String], in directory: TemporaryDirectory, with signal: Int32, liveInput: Data? = nil
-    ) throws -> (status: Int32, standardError: String) {
+    ) throws -> (status: Int32, standardError: String, seconds: Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExternalTool.earshotPath)
         process.arguments = arguments
@@ -41,10 +42,11 @@ import Testing
             Thread.sleep(forTimeInterval: 0.01)
         }
         try #require(process.isRunning, "earshot finished before it could be interrupted")
+        let signalled = Date()
         kill(process.processIdentifier, signal)
         let standardError = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return (process.terminationStatus, standardError)
+        return (process.terminationStatus, standardError, Date().timeIntervalSince(signalled))
     }
 
     @Test(arguments: [
@@ -58,6 +60,7 @@ import Testing
         let result = try Self.interrupt(arguments, in: directory, with: signal)
         #expect(result.status == 128 + signal, "\(result.standardError)")
         #expect(result.standardError.contains("interrupted; no output written"))
+        #expect(result.seconds < 1, "stopped \(result.seconds) s after the signal")
         #expect(directory.contents() == ["long.wav"])
     }
 
@@ -71,6 +74,7 @@ import Testing
             ["decode", "--rate", "16000", "-", "out.flac"], in: directory, with: SIGINT, liveInput: second)
         #expect(result.status == 128 + SIGINT, "\(result.standardError)")
         #expect(result.standardError.contains("interrupted; no output written"))
+        #expect(result.seconds < 1, "stopped \(result.seconds) s after the signal")
         #expect(directory.contents() == [])
     }
 }

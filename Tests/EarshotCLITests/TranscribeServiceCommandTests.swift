@@ -188,6 +188,47 @@ import Testing
         #expect(lines.last?.hasSuffix(" (after 2 attempts)") == true, "\(unreachable.standardError)")
     }
 
+    /// Ctrl-C while a segment is being recognized: the client stops within a second and hangs up,
+    /// and the service lets go of the recognizer within a second of that.
+    @Test func ctrlCStopsWithinASecondAndTheServiceLetsGoOfTheUpload() throws {
+        let server = try ServeCommandTests.Server(arguments: ["--recognizers", "1"])
+        defer { _ = server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let joined = directory.file("long.wav")  // 102.8 s
+        #expect(try ExternalTool.run(["sox"] + Array(repeating: Self.clips, count: 4).flatMap { $0 } + [joined]).status == 0)
+        let inUse = { () throws -> Double? in
+            let scraped = try ExternalTool.run(["curl", "-sf", "http://127.0.0.1:\(server.port)/metrics"])
+            let line = scraped.output.split(separator: "\n").first { $0.hasPrefix("earshot_recognizers_in_use ") }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.earshotPath)
+        process.arguments =
+            ["transcribe", "--jobs", "1", "-o", directory.file("out.txt"), joined]
+            + ListenAndBenchCommandTests.service(server)
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let started = Date()
+        while try inUse() != 1, process.isRunning, Date().timeIntervalSince(started) < 60 {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        try #require(process.isRunning, "the transcription ended before it could be interrupted")
+        let interrupted = Date()
+        process.interrupt()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let stopped = Date().timeIntervalSince(interrupted)
+        #expect(process.terminationStatus == 130, "\(message)")
+        #expect(stopped < 1, "the client stopped \(stopped) s after SIGINT")
+        while try inUse() != 0, Date().timeIntervalSince(interrupted) < 10 { Thread.sleep(forTimeInterval: 0.01) }
+        let freed = Date().timeIntervalSince(interrupted) - stopped
+        #expect(freed < 1, "the service held the recognizer \(freed) s after the client exited")
+        #expect(directory.contents() == ["long.wav"], "no output file, partial or final")
+    }
+
     @Test func aGrammarGoesToSpeechToTextCustom() throws {
         let server = try ServeCommandTests.Server()
         defer { _ = server.stop() }

@@ -29,7 +29,8 @@ struct UploadRecognition: Sendable {
     /// A recognizer is borrowed from the pool only once the first `leaseThreshold` bytes (or the
     /// whole body, if shorter) have arrived, and returned before this returns or throws: a client
     /// that sends headers and then dribbles holds nothing but its own connection. If every
-    /// recognizer is busy by then, throws 503 with `Retry-After`.
+    /// recognizer is busy by then, throws 503 with `Retry-After`. A client that closes its connection
+    /// mid-request (``ClientDeparture``) stops the recognition within one watchdog poll: throws 499.
     ///
     /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
     /// of audio decoded when it was found.
@@ -75,6 +76,9 @@ struct UploadRecognition: Sendable {
                     audio = recognizing
                     var lastPartial = ""
                     func feed(_ bytes: [UInt8]) throws {
+                        // A client that has left cancels the task: stop between chunks, not after
+                        // the seconds of audio its socket may still hold.
+                        try Task.checkCancellation()
                         try recognizing.consume(bytes)
                         activity.decoded(audioTime: recognizing.audioTime)
                         if let onPartial, let text = try recognizing.partialText(), text != lastPartial {
@@ -110,6 +114,10 @@ struct UploadRecognition: Sendable {
             group.addTask {
                 while true {
                     if let stall = activity.stall { return .stalled(stall) }
+                    if await context.clientHasLeft() {
+                        context.closeInput()
+                        throw ServiceError.clientClosedRequest
+                    }
                     try await Task.sleep(for: poll)
                 }
             }

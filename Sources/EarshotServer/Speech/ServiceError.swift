@@ -57,6 +57,15 @@ public struct ServiceError: Error, Sendable {
             text: "every recognizer is busy; retry after \(retryAfter) s", headers: headers)
     }
 
+    /// 499 (nginx's "Client Closed Request"): the client closed its connection before the answer, so
+    /// the work was stopped. For the log and metrics; no client reads it.
+    public static var clientClosedRequest: ServiceError {
+        ServiceError(
+            status: .init(code: 499, reasonPhrase: "Client Closed Request"), kind: .serviceException,
+            messageID: "SVC0001", text: "the client closed the connection before the answer; recognition stopped",
+            variables: "body")
+    }
+
     /// The JSON body: `{"RequestError":{"ServiceException":{"MessageId":…,"Text":…,"Variables":…}}}`.
     public var body: Data { document().encoded() }
 
