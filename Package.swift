@@ -213,7 +213,7 @@ let package = Package(
             name: "EarshotBenchmarks",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotLab", "EarshotTesting",
-                "EarshotClient", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
+                "EarshotClient", "EarshotRecognizer", "EarshotTranscription", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",

@@ -32,6 +32,7 @@ let benchmarks: @Sendable () -> Void = {
     registerVADBenchmarks(speech16k: fixtures.speech16k)
     registerEndpointingBenchmarks()
     registerChainBenchmarks(speech16k: fixtures.speech16k, speechFiles: [fixtures.speech48k, fixtures.speech44k])
+    registerTranscribeBenchmarks(speechFile: fixtures.speech44k)
 
     // MARK: File source
 
