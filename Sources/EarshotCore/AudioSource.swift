@@ -8,6 +8,10 @@ public protocol AudioSource {
     /// The format of every buffer this source returns.
     var format: AudioFormat { get }
 
+    /// What it reads, as outputs describe their input. The default, for a source that cannot say
+    /// (a test's buffers), names it `unknown`.
+    var inputDescription: InputDescription { get }
+
     /// The next block of audio, or `nil` at the end of the stream. May block the calling thread (a file
     /// read, a capture device waiting for its next period): call it from a task on
     /// ``BlockingExecutor`` or a thread that may block.
@@ -27,6 +31,12 @@ public protocol AudioSource {
 }
 
 extension AudioSource {
+    public var inputDescription: InputDescription {
+        InputDescription(
+            name: "unknown", container: "unknown", encoding: "unknown", sampleRate: format.sampleRate,
+            channelCount: format.channelCount)
+    }
+
     public mutating func stop() {}
 
     public mutating func next() async throws -> AudioBuffer? { try read() }

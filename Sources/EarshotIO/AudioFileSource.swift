@@ -23,25 +23,37 @@ public final class AudioFileSource: AudioSource {
     public let blockFrames: Int
 
     private let handle: OpaquePointer
+    /// The file, open since before libsndfile read its header; closed after libsndfile is done.
+    private let descriptor: Int32
     /// Whether `frameCount` is exact rather than an estimate (FLAC), so a shorter read is a truncation.
     private let statesExactLength: Bool
     private var buffer: AudioBuffer
     private var position: Int64 = 0
 
-    /// Opens `path` for reading; `name` replaces the path in messages.
+    /// Opens `path` for reading (once: see ``InputFile``).
     public convenience init(path: String, blockFrames: Int = 4096) throws {
-        try InputPath.checkReadableFile(path)
-        try WAVHeaderCheck.validate(path: path, name: path)
-        try MP3FrameCheck.validate(path: path, name: path)
-        try OggPageCheck.validate(path: path, name: path)
-        try self.init(openedPath: path, name: path, blockFrames: blockFrames)
+        let file = try InputFile.open(path)
+        if file.isRegular {
+            do {
+                _ = try file.inspect()
+            } catch {
+                file.close()
+                throw error
+            }
+        }
+        try self.init(file: file, blockFrames: blockFrames)
     }
 
-    /// Opens a path whose checks (``InputPath``, ``WAVHeaderCheck``, ``MP3FrameCheck``, ``OggPageCheck``) the caller has already made.
-    init(openedPath path: String, name: String, blockFrames: Int) throws {
+    /// Reads `file` with libsndfile from the descriptor's current offset (a regular file already
+    /// inspected: see ``InputFile/inspect()``). Takes the descriptor: closes it when done, or if this
+    /// throws.
+    init(file: InputFile, blockFrames: Int) throws {
+        let name = file.name
         precondition(blockFrames > 0, "blockFrames must be positive")
         var info = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+        // 0: libsndfile leaves the descriptor open, for this source to close.
+        guard let handle = sf_open_fd(file.descriptor, Int32(SFM_READ), &info, 0) else {
+            file.close()
             throw EarshotError(
                 .invalidInput,
                 "\(name): not a readable audio file (\(SndFile.lastError(nil))); expected WAV, FLAC, Ogg, AIFF or another libsndfile format, or raw PCM with --rate, --channels and --encoding"
@@ -54,22 +66,36 @@ public final class AudioFileSource: AudioSource {
             }
         } catch {
             sf_close(handle)
+            file.close()
             throw error
         }
         self.handle = handle
+        descriptor = file.descriptor
         self.name = name
         self.blockFrames = blockFrames
         frameCount = info.frames
-        statesExactLength = info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC)
+        // A FLAC written to a pipe (`ffmpeg … -f flac -`) cannot go back to fill in its sample count:
+        // STREAMINFO says 0, "unknown", which libsndfile reports as SF_COUNT_MAX.
+        statesExactLength =
+            info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC) && info.frames < Int64.max
         containerName = SndFile.formatName(info.format & Int32(SF_FORMAT_TYPEMASK))
         encodingName = SndFile.formatName(info.format & Int32(SF_FORMAT_SUBMASK))
         buffer = AudioBuffer(format: format, samples: [Float](repeating: 0, count: blockFrames * format.channelCount))
     }
 
-    deinit { sf_close(handle) }
+    deinit {
+        sf_close(handle)
+        close(descriptor)
+    }
 
     /// Duration in seconds according to the header.
     public var duration: Double { Double(frameCount) / Double(format.sampleRate) }
+
+    public var inputDescription: InputDescription {
+        InputDescription(
+            name: name, container: containerName, encoding: encodingName, sampleRate: format.sampleRate,
+            channelCount: format.channelCount, duration: frameCount < Int64.max ? duration : nil)
+    }
 
     public func read() throws -> AudioBuffer? {
         let channels = format.channelCount

@@ -10,12 +10,15 @@ import Foundation
 /// - Otherwise the format is sniffed from the first bytes. libsndfile reads most containers; the
 ///   Speech API's AMR and Ogg Speex, and WAVs sent while recording (whose header states no length,
 ///   which libsndfile may read as empty), go through Earshot's own decoders.
-/// - "-" without a spec reads standard input. A 16-bit PCM WAV (or RF64) there is decoded as it
-///   arrives, so a live pipe (`ffmpeg -re … -f wav -`) flows through at once; its header's lengths are
-///   taken as the writer's estimate (`sox … -t wav -` writes one before it knows, or 0x7FFFF000), and
-///   the data is read to the end of the stream. Containers such as FLAC and Ogg need to seek while
-///   parsing, so any other standard input is first spooled to an unlinked temporary file: memory
-///   stays constant, disk use equals the input's size.
+/// - "-" without a spec reads standard input, and a path that is not a regular file — a FIFO such as
+///   bash's `<(sox …)`, `/dev/stdin` on a pipe, a device — is read the same way, as a stream. A 16-bit
+///   PCM WAV (or RF64) there is decoded as it arrives, so a live pipe (`ffmpeg -re … -f wav -`) flows
+///   through at once; its header's lengths are taken as the writer's estimate (`sox … -t wav -` writes
+///   one before it knows, or 0x7FFFF000), and the data is read to the end of the stream. Containers
+///   such as FLAC and Ogg need to seek while parsing, so any other stream is first spooled to an
+///   unlinked temporary file: memory stays constant, disk use equals the input's size.
+/// - A path is opened once (``InputFile``): sniffing, the structure checks and the decoder all read
+///   the one descriptor.
 public enum AudioInput {
     public static func open(
         path: String, raw: RawPCMFormat? = nil, codec: CodecFormat? = nil, blockFrames: Int = 4096
@@ -30,81 +33,127 @@ public enum AudioInput {
             return try RawPCMSource(path: path, raw: raw, blockFrames: blockFrames)
         }
         if path == InputPath.standardStream {
-            return try openStandardInput(blockFrames: blockFrames)
+            return try openStream(descriptor: STDIN_FILENO, ownsDescriptor: false, name: name, blockFrames: blockFrames)
         }
-        try InputPath.checkReadableFile(path)
-        return try openFile(path, name: path, blockFrames: blockFrames)
-    }
-
-    /// Opens a regular file by its content, not its name.
-    private static func openFile(_ path: String, name: String, blockFrames: Int) throws -> any AudioSource {
-        let prefix = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 512) } ?? Data()
-        let hasUnknownLength = try WAVHeaderCheck.validate(path: path, name: name)
-        try MP3FrameCheck.validate(path: path, name: name)
-        try OggPageCheck.validate(path: path, name: name)
-        switch CodecFormat.sniff(prefix) {
-        case .amr: return try decode(path, name: name, as: .amr)
-        case .oggSpeex: return try decode(path, name: name, as: .oggSpeex)
-        case .wav where hasUnknownLength: return try decode(path, name: name, as: .wav)
-        default: return try AudioFileSource(openedPath: path, name: name, blockFrames: blockFrames)
+        let file = try InputFile.open(path)
+        guard file.isRegular else {
+            return try openStream(descriptor: file.descriptor, ownsDescriptor: true, name: name, blockFrames: blockFrames)
         }
+        return try open(file, blockFrames: blockFrames)
     }
 
-    private static func decode(_ path: String, name: String, as codec: CodecFormat) throws -> DecodingSource {
-        try DecodingSource(path: path, name: name, codec: codec, decoder: codec.makeDecoder(name: name))
-    }
-
-    private static func openStandardInput(blockFrames: Int) throws -> any AudioSource {
-        let prefix = try readStandardInput(upTo: 512)
-        if CodecFormat.sniff(prefix) == .wav, decodesAsStreamingWAV(prefix) {
+    /// Reads a regular file by its content, not its name: the descriptor opened once goes to the
+    /// decoder its first bytes call for. Takes the descriptor.
+    private static func open(_ file: InputFile, blockFrames: Int) throws -> any AudioSource {
+        let sniffed: CodecFormat?, streamingWAV: Bool
+        do {
+            (sniffed, streamingWAV) = try file.inspect()
+        } catch {
+            file.close()
+            throw error
+        }
+        func decode(as codec: CodecFormat) throws -> DecodingSource {
+            let decoder: any AudioDecoder
+            do {
+                decoder = try codec.makeDecoder(name: file.name)
+            } catch {
+                file.close()
+                throw error
+            }
             return try DecodingSource(
-                descriptor: STDIN_FILENO, ownsDescriptor: false, name: "stdin", codec: .wav,
-                decoder: WAVDecoder(name: "stdin", lengths: .estimated), readSize: 16_384, prefix: prefix)
+                descriptor: file.descriptor, ownsDescriptor: true, name: file.name, codec: codec, decoder: decoder,
+                readSize: 16_384)
         }
-        let (descriptor, spoolPath) = try OutputFile.makeTemporary(
-            template: FileManager.default.temporaryDirectory.path + "/earshot-stdin-XXXXXX", naming: "stdin")
-        defer {
-            close(descriptor)
-            unlink(spoolPath)  // the source opened below keeps the data alive
-            TemporaryFiles.unregister(spoolPath)
+        switch sniffed {
+        case .amr: return try decode(as: .amr)
+        case .oggSpeex: return try decode(as: .oggSpeex)
+        case .wav where streamingWAV: return try decode(as: .wav)
+        default: return try AudioFileSource(file: file, blockFrames: blockFrames)
         }
-        try spool(prefix, to: descriptor)
-        let copied = try prefix.count + copyStandardInput(to: descriptor)
-        guard copied > 0 else {
-            throw EarshotError(
-                .invalidInput,
-                "stdin: is empty (0 bytes); expected audio (for headerless PCM give --rate, --channels and --encoding)")
+    }
+
+    /// Reads standard input, a FIFO (`<(sox …)`) or a device as a stream. A 16-bit PCM WAV is decoded
+    /// as it arrives; anything else is spooled to an unlinked temporary file, which is then read as a
+    /// regular file (by its descriptor: the spool is never opened twice). Takes the descriptor if
+    /// `ownsDescriptor`.
+    private static func openStream(descriptor: Int32, ownsDescriptor: Bool, name: String, blockFrames: Int) throws
+        -> any AudioSource
+    {
+        let spool: Int32
+        do {
+            let prefix = try readStream(descriptor, name: name, upTo: 512)
+            if CodecFormat.sniff(prefix) == .wav, decodesAsStreamingWAV(prefix, name: name) {
+                // The source takes the descriptor over (and closes it, if it is ours, even if this throws).
+                return try DecodingSource(
+                    descriptor: descriptor, ownsDescriptor: ownsDescriptor, name: name, codec: .wav,
+                    decoder: WAVDecoder(name: name, lengths: .estimated), readSize: 16_384, prefix: prefix)
+            }
+            spool = try spoolStream(descriptor, prefix: prefix, name: name)
+        } catch {
+            if ownsDescriptor { close(descriptor) }
+            throw error
         }
-        return try openFile(spoolPath, name: "stdin", blockFrames: blockFrames)
+        if ownsDescriptor { close(descriptor) }
+        return try open(try InputFile(descriptor: spool, name: name), blockFrames: blockFrames)
+    }
+
+    /// Copies `prefix` and the rest of the stream `descriptor` to an unlinked temporary file (memory
+    /// stays constant; disk use equals the input's size); returns its descriptor, at offset 0.
+    private static func spoolStream(_ descriptor: Int32, prefix: [UInt8], name: String) throws -> Int32 {
+        let (spool, spoolPath) = try OutputFile.makeTemporary(
+            template: FileManager.default.temporaryDirectory.path + "/earshot-stdin-XXXXXX", naming: name)
+        unlink(spoolPath)  // the descriptor keeps the data alive
+        TemporaryFiles.unregister(spoolPath)
+        do {
+            var copied = 0
+            var chunk = prefix
+            while !chunk.isEmpty {
+                try write(chunk, to: spool, name: name)
+                copied += chunk.count
+                chunk = try readStream(descriptor, name: name, upTo: 1 << 16)
+            }
+            guard copied > 0 else {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(name): is empty (0 bytes); expected audio (for headerless PCM give --rate, --channels and --encoding)")
+            }
+            guard lseek(spool, 0, SEEK_SET) == 0 else {
+                throw EarshotError(.writeFailed, "\(name): cannot rewind its spool file (\(OutputFile.systemError()))")
+            }
+            return spool
+        } catch {
+            close(spool)
+            throw error
+        }
     }
 
     /// Whether Earshot's WAV decoder takes the stream's header: 16-bit PCM (a header it refuses, such as
     /// 24-bit or float, is left to libsndfile through the spool).
-    private static func decodesAsStreamingWAV(_ prefix: [UInt8]) -> Bool {
-        var trial = WAVDecoder(name: "stdin", lengths: .estimated)
+    private static func decodesAsStreamingWAV(_ prefix: [UInt8], name: String) -> Bool {
+        var trial = WAVDecoder(name: name, lengths: .estimated)
         var ignored = StageOutput<AudioBuffer>()
         return (try? trial.process(prefix, into: &ignored)) != nil
     }
 
-    /// The first bytes of standard input: `count`, or fewer if it ends first.
-    private static func readStandardInput(upTo count: Int) throws -> [UInt8] {
+    /// The next bytes of a stream: `count`, or fewer if it ends first.
+    private static func readStream(_ descriptor: Int32, name: String, upTo count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
             let got = bytes.withUnsafeMutableBytes {
-                Foundation.read(STDIN_FILENO, $0.baseAddress! + filled, count - filled)
+                Foundation.read(descriptor, $0.baseAddress! + filled, count - filled)
             }
             if got == 0 { break }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw EarshotError(.invalidInput, "stdin: read failed (\(OutputFile.systemError()))")
+                throw EarshotError(.invalidInput, "\(name): read failed (\(OutputFile.systemError()))")
             }
             filled += got
         }
         return Array(bytes[0..<filled])
     }
 
-    private static func spool(_ bytes: [UInt8], to descriptor: Int32) throws {
+    private static func write(_ bytes: [UInt8], to descriptor: Int32, name: String) throws {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes {
@@ -112,20 +161,9 @@ public enum AudioInput {
             }
             guard n > 0 else {
                 throw EarshotError(
-                    .writeFailed, "stdin: cannot spool to a temporary file (\(OutputFile.systemError()))")
+                    .writeFailed, "\(name): cannot spool to a temporary file (\(OutputFile.systemError()))")
             }
             written += n
-        }
-    }
-
-    /// Copies the rest of standard input to `descriptor`, 64 KiB at a time; returns the bytes copied.
-    private static func copyStandardInput(to descriptor: Int32) throws -> Int {
-        var total = 0
-        while true {
-            let chunk = try readStandardInput(upTo: 1 << 16)
-            if chunk.isEmpty { return total }
-            try spool(chunk, to: descriptor)
-            total += chunk.count
         }
     }
 }

@@ -39,13 +39,9 @@ public final class DecodingSource: AudioSource {
                 readSize: readSize)
             return
         }
-        try InputPath.checkReadableFile(path)
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw EarshotError(.invalidInput, "\(name ?? path): cannot open (\(OutputFile.systemError()))")
-        }
+        let file = try InputFile.open(path, name: name)
         try self.init(
-            descriptor: descriptor, ownsDescriptor: true, name: name ?? path, codec: codec, decoder: decoder,
+            descriptor: file.descriptor, ownsDescriptor: true, name: name ?? path, codec: codec, decoder: decoder,
             readSize: readSize)
     }
 
@@ -74,6 +70,12 @@ public final class DecodingSource: AudioSource {
 
     deinit {
         if ownsDescriptor { close(descriptor) }
+    }
+
+    public var inputDescription: InputDescription {
+        InputDescription(
+            name: name, container: codec.displayName, encoding: codec.rawValue, sampleRate: format.sampleRate,
+            channelCount: format.channelCount)
     }
 
     public func read() throws -> AudioBuffer? {

@@ -10,12 +10,8 @@ import Foundation
 /// stops, accepting the file, at anything that is not a frame header (an ID3v1 or APE tag, or data
 /// mpg123 will resynchronize over): it refuses only what is certainly truncated.
 enum MP3FrameCheck {
-    /// Throws if `path` is an MP3 file whose frames run past its end; other files pass untouched.
-    static func validate(path: String, name: String) throws {
-        guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return }
-        try bytes.withUnsafeBytes { try validate(UnsafeRawBufferPointer($0), name: name) }
-    }
-
+    /// Throws if `bytes` (a whole file) are an MP3 file whose frames run past its end; other files
+    /// pass untouched.
     static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws {
         var offset = 0
         if bytes.count >= 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33 {  // "ID3"

@@ -9,11 +9,8 @@ import Foundation
 /// and refuses a last page that runs past the end of the file, or a logical stream with no last page.
 /// A file that does not start with a page is left to the decoders.
 enum OggPageCheck {
-    static func validate(path: String, name: String) throws {
-        guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return }
-        try bytes.withUnsafeBytes { try validate(UnsafeRawBufferPointer($0), name: name) }
-    }
-
+    /// Throws if `bytes` (a whole file) are an Ogg stream whose last page is cut short or missing;
+    /// other files pass untouched.
     static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws {
         guard isPage(bytes, at: 0) else { return }
         var offset = 0

@@ -50,12 +50,8 @@ public final class RawPCMSource: AudioSource {
                 descriptor: STDIN_FILENO, ownsDescriptor: false, name: "stdin", raw: raw, blockFrames: blockFrames)
             return
         }
-        try InputPath.checkReadableFile(path)
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw EarshotError(.invalidInput, "\(path): cannot open (\(OutputFile.systemError()))")
-        }
-        self.init(descriptor: descriptor, ownsDescriptor: true, name: path, raw: raw, blockFrames: blockFrames)
+        let file = try InputFile.open(path)
+        self.init(descriptor: file.descriptor, ownsDescriptor: true, name: path, raw: raw, blockFrames: blockFrames)
     }
 
     init(descriptor: Int32, ownsDescriptor: Bool, name: String, raw: RawPCMFormat, blockFrames: Int) {
@@ -73,6 +69,12 @@ public final class RawPCMSource: AudioSource {
 
     deinit {
         if ownsDescriptor { close(descriptor) }
+    }
+
+    public var inputDescription: InputDescription {
+        InputDescription(
+            name: name, container: "raw", encoding: raw.encoding.rawValue, sampleRate: format.sampleRate,
+            channelCount: format.channelCount)
     }
 
     public func read() throws -> AudioBuffer? {

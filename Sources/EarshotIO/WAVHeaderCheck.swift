@@ -11,23 +11,20 @@ import Foundation
 enum WAVHeaderCheck {
     static let streamingSizes: Set<UInt32> = [0, 0xFFFF_FFFF]
 
-    /// Throws if `path` is a RIFF/WAVE file whose chunks run past its end; other files pass untouched.
-    /// Returns true for a streaming WAV, whose data chunk states no length.
+    /// Throws if `bytes` (a whole file) are a RIFF/WAVE file whose chunks run past its end; other files
+    /// pass untouched. Returns true for a streaming WAV, whose data chunk states no length.
     @discardableResult
-    static func validate(path: String, name: String) throws -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let fileSize = try? handle.seekToEnd(), (try? handle.seek(toOffset: 0)) != nil,
-            let head = try? handle.read(upToCount: 12), head.count == 12,
-            head.prefix(4) == Data("RIFF".utf8), head.suffix(4) == Data("WAVE".utf8)
+    static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws -> Bool {
+        let fileSize = UInt64(bytes.count)
+        guard bytes.count >= 12, bytes.prefix(4).elementsEqual("RIFF".utf8),
+            bytes[8..<12].elementsEqual("WAVE".utf8)
         else { return false }
 
         var offset: UInt64 = 12
         while offset + 8 <= fileSize {
-            try handle.seek(toOffset: offset)
-            guard let chunk = try handle.read(upToCount: 8), chunk.count == 8 else { return false }
-            let id = String(decoding: chunk.prefix(4), as: UTF8.self)
-            let size = chunk.suffix(4).withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+            let at = Int(offset)
+            let id = String(decoding: bytes[at..<at + 4], as: UTF8.self)
+            let size = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self))
             let available = fileSize - offset - 8
             if id == "data" {
                 if streamingSizes.contains(size) { return true }

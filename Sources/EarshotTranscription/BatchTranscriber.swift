@@ -26,16 +26,6 @@ import Foundation
 /// recognition within a second, and the run ends with ``cancelledError``, having delivered nothing
 /// past what was complete.
 public enum BatchTranscriber {
-    /// A recording opened for reading, in the reading task; its source is stopped when it has been read.
-    public struct Opened {
-        public var source: any AudioSource
-        public var description: RecordingDescription
-        public init(source: any AudioSource, description: RecordingDescription) {
-            self.source = source
-            self.description = description
-        }
-    }
-
     /// What the run reports to its caller, in the caller's task.
     public enum Event: Sendable {
         /// Seconds of audio recognized so far, and of all recordings opened so far (nil while one of
@@ -65,7 +55,7 @@ public enum BatchTranscriber {
     /// then ends with ``cancelledError``, having handed out nothing past what was complete.
     public static func run(
         count: Int, settings: TranscriptionSettings, executor: BlockingExecutor = .shared,
-        open: @escaping @Sendable (Int) throws -> Opened,
+        open: @escaping @Sendable (Int) throws -> any AudioSource,
         makeTranscriber: @escaping @Sendable () throws -> any SegmentTranscriber,
         handle: (Event) throws -> Void
     ) async throws {
@@ -124,7 +114,7 @@ public enum BatchTranscriber {
 
     /// What the reading and recognizing tasks tell the caller's task.
     enum Message: Sendable {
-        case opened(input: Int, RecordingDescription)
+        case opened(input: Int, InputDescription)
         case read(input: Int, segmentCount: Int, duration: Double)
         case readFailed(input: Int, EarshotError)
         case segment(input: Int, index: Int, TranscribedSegment)
@@ -135,18 +125,18 @@ public enum BatchTranscriber {
 
     /// The reading task: opens, resamples and cuts each recording, dealing segments to the least-loaded worker.
     private static func read(
-        count: Int, settings: TranscriptionSettings, open: @Sendable (Int) throws -> Opened,
+        count: Int, settings: TranscriptionSettings, open: @Sendable (Int) throws -> any AudioSource,
         queues: [SegmentQueue<Work>], post: AsyncStream<Message>.Continuation
     ) async {
         var dealtSeconds = [Double](repeating: 0, count: queues.count)
         for input in 0..<count where !Task.isCancelled {
             do {
-                var opened = try open(input)
-                defer { opened.source.stop() }
-                post.yield(.opened(input: input, opened.description))
+                var source = try open(input)
+                defer { source.stop() }
+                post.yield(.opened(input: input, source.inputDescription))
                 let chunker = try UtteranceChunker(configuration: settings.chunking)
                 var chain = try Resampler(
-                    inputFormat: opened.source.format,
+                    inputFormat: source.format,
                     configuration: .init(
                         sampleRate: chunker.format.sampleRate, engine: settings.resampler,
                         quality: settings.resamplerQuality)
@@ -164,7 +154,7 @@ public enum BatchTranscriber {
                     }
                     output.removeAll()
                 }
-                while let buffer = try opened.source.read() {
+                while let buffer = try source.read() {
                     try Task.checkCancellation()
                     try chain.process(buffer, into: &output)
                     await deal()

@@ -2,37 +2,6 @@ public import EarshotCore
 public import EarshotRecognizer
 public import EarshotVAD
 
-/// What is known about a recording before it is transcribed: its name and how it was stored. Encoded
-/// as a transcript document's `input` (its length is the document's own `duration_s`).
-public struct RecordingDescription: Sendable, Equatable, Encodable {
-    /// How outputs name it: the path given, or `stdin`.
-    public var name: String
-    /// The container or wire format (`WAV`, `FLAC`, `raw`, …) and its sample encoding.
-    public var container: String
-    public var encoding: String
-    /// The rate and channels as stored, before resampling to 16 kHz mono.
-    public var sampleRate: Int
-    public var channelCount: Int
-    /// Its length in seconds, when the container says (not for standard input).
-    public var duration: Double?
-
-    enum CodingKeys: String, CodingKey {
-        case container, encoding
-        case name = "path", sampleRate = "sample_rate_hz", channelCount = "channels"
-    }
-
-    public init(
-        name: String, container: String, encoding: String, sampleRate: Int, channelCount: Int, duration: Double?
-    ) {
-        self.name = name
-        self.container = container
-        self.encoding = encoding
-        self.sampleRate = sampleRate
-        self.channelCount = channelCount
-        self.duration = duration
-    }
-}
-
 /// One segment of a recording and what the recognizer made of it.
 public struct TranscribedSegment: Sendable, Equatable {
     /// Media time of the segment's first sample, in the whole recording.
@@ -67,13 +36,13 @@ public struct TranscribedSegment: Sendable, Equatable {
 
 /// A whole recording transcribed: its segments in media-time order.
 public struct Transcript: Sendable, Equatable {
-    public var recording: RecordingDescription
+    public var recording: InputDescription
     /// Seconds of audio read (after resampling), which is the recording's length.
     public var duration: Double
     /// Segments in media-time order, tiling the recording.
     public var segments: [TranscribedSegment]
 
-    public init(recording: RecordingDescription, duration: Double, segments: [TranscribedSegment]) {
+    public init(recording: InputDescription, duration: Double, segments: [TranscribedSegment]) {
         self.recording = recording
         self.duration = duration
         self.segments = segments

@@ -5,7 +5,7 @@ extension BatchTranscriber {
     /// they become contiguous, and whole recordings in input order.
     struct Collector {
         private struct Recording {
-            var description: RecordingDescription?
+            var description: InputDescription?
             var segmentCount: Int?
             var duration = 0.0
             var segments: [Int: TranscribedSegment] = [:]

@@ -100,7 +100,7 @@ public struct TranscriptDocument: Encodable, Sendable {
     }
 
     var schemaVersion = 1
-    var input: RecordingDescription
+    var input: InputDescription
     var durationSeconds: Double
     var parameters: TranscriptParameters
     var text: String

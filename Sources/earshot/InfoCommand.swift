@@ -31,17 +31,17 @@ struct Info: ParsableCommand {
         var meter = try LevelMeter()
         try Pipeline.run(&source, through: &meter) { _ in }
         let level = meter.overall
-        let description = InputDescription(name: input.displayName, source: source)
+        let description = source.inputDescription
         let duration = Double(level.frameCount) / Double(source.format.sampleRate)
 
         switch format {
         case .txt:
             let lines = [
-                ("file", description.path),
+                ("file", description.name),
                 ("container", description.container),
                 ("encoding", description.encoding),
-                ("sample rate", "\(description.sampleRateHz) Hz"),
-                ("channels", "\(description.channels)"),
+                ("sample rate", "\(description.sampleRate) Hz"),
+                ("channels", "\(description.channelCount)"),
                 ("duration", String(format: "%.3f s (%d frames)", duration, level.frameCount)),
                 ("peak", "\(formatDecibels(level.peakDBFS)) dBFS"),
                 ("rms", "\(formatDecibels(level.rmsDBFS)) dBFS"),

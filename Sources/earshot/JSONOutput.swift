@@ -35,39 +35,6 @@ enum JSONOutput {
     static func seconds(_ time: MediaTime) -> Double { (time.seconds * 1000).rounded() / 1000 }
 }
 
-/// What every document says about the input it describes.
-struct InputDescription: Encodable {
-    var path: String
-    var container: String
-    var encoding: String
-    var sampleRateHz: Int
-    var channels: Int
-
-    enum CodingKeys: String, CodingKey {
-        case path, container, encoding, channels
-        case sampleRateHz = "sample_rate_hz"
-    }
-
-    init(name: String, source: any AudioSource) {
-        path = name
-        sampleRateHz = source.format.sampleRate
-        channels = source.format.channelCount
-        if let file = source as? AudioFileSource {
-            container = file.containerName
-            encoding = file.encodingName
-        } else if let decoded = source as? DecodingSource {
-            container = decoded.codec.displayName
-            encoding = decoded.codec.rawValue
-        } else if let raw = source as? RawPCMSource {
-            container = "raw"
-            encoding = raw.raw.encoding.rawValue
-        } else {
-            container = "unknown"
-            encoding = "unknown"
-        }
-    }
-}
-
 /// Text rendering of a level in dBFS ("-inf" for silence).
 func formatDecibels(_ value: Float) -> String {
     value.isFinite ? String(format: "%.2f", value) : "-inf"

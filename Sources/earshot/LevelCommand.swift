@@ -58,7 +58,7 @@ struct Level: ParsableCommand {
         }
         if format == .json {
             let document = LevelDocument(
-                input: InputDescription(name: input.displayName, source: source), intervalMilliseconds: interval,
+                input: source.inputDescription, intervalMilliseconds: interval,
                 clippingThreshold: meter.configuration.clippingThreshold, levels: windows)
             try output.write(try JSONOutput.encode(document))
         }

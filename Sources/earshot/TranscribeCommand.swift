@@ -285,17 +285,7 @@ struct Transcribe: AsyncParsableCommand {
                 }
                 try await BatchTranscriber.run(
                     count: files.count, settings: settings,
-                    open: { index in
-                        let source = try layout.open(files[index])
-                        let input = InputDescription(
-                            name: InputLayoutOptions.displayName(files[index]), source: source)
-                        return BatchTranscriber.Opened(
-                            source: source,
-                            description: RecordingDescription(
-                                name: input.path, container: input.container, encoding: input.encoding,
-                                sampleRate: input.sampleRateHz, channelCount: input.channels,
-                                duration: (source as? AudioFileSource)?.duration))
-                    },
+                    open: { index in try layout.open(files[index]) },
                     makeTranscriber: makeTranscriber
                 ) { event in
                     switch event {

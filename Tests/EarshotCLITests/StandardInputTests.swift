@@ -84,4 +84,37 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
     }
+
+    /// A path that is a pipe is read like standard input: bash's process substitution (`<(sox …)`,
+    /// a FIFO at /dev/fd/N), `/dev/stdin` on a pipe, and a named FIFO; WAV is decoded as it comes,
+    /// FLAC and Ogg are spooled first. FLAC from ffmpeg on a pipe states no length (its writer cannot
+    /// seek back to fill it in) and is read to its end, not refused as truncated.
+    @Test func namedPipesAndPipedFLACAreReadLikeStandardInput() throws {
+        let file = try ExternalTool.run([ExternalTool.earshotPath, "transcribe", Self.clip])
+        try #require(file.status == 0)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.file("named.fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let commands = [
+            "process substitution, WAV": #""$EARSHOT" transcribe <(sox "$CLIP" -t wav -)"#,
+            "process substitution, FLAC": #""$EARSHOT" transcribe <(sox "$CLIP" -t flac -)"#,
+            "/dev/stdin, ffmpeg's FLAC": #"ffmpeg -loglevel error -i "$CLIP" -f flac - | "$EARSHOT" transcribe /dev/stdin"#,
+            "stdin, ffmpeg's FLAC": #"ffmpeg -loglevel error -i "$CLIP" -f flac - | "$EARSHOT" transcribe -"#,
+            "named FIFO, WAV": #"sox "$CLIP" -t wav - > "$FIFO" & "$EARSHOT" transcribe "$FIFO""#,
+        ]
+        for (name, command) in commands.sorted(by: { $0.key < $1.key }) {
+            let result = try ExternalTool.run(
+                ["bash", "-c", command],
+                environment: ["CLIP": Self.clip, "EARSHOT": ExternalTool.earshotPath, "FIFO": fifo])
+            #expect(result.status == 0, "\(name): \(result.standardError)")
+            #expect(result.output == file.output, "\(name)")
+        }
+        let described = try ExternalTool.run(
+            ["bash", "-c", #""$EARSHOT" info --format json <(sox "$CLIP" -t flac -)"#],
+            environment: ["CLIP": Self.clip, "EARSHOT": ExternalTool.earshotPath])
+        #expect(described.status == 0, "\(described.standardError)")
+        #expect(described.output.contains(#""container" : "FLAC (Free Lossless Audio Codec)""#))
+        #expect(described.output.contains(#""path" : "/dev/fd/"#))
+    }
 }

@@ -27,13 +27,9 @@ import Testing
         }
     }
 
-    static func opened() throws -> BatchTranscriber.Opened {
+    static func opened() throws -> BufferSource {
         let recording = try LongRecordingFixture.built.get()
-        return BatchTranscriber.Opened(
-            source: BufferSource(buffer: recording.audio),
-            description: RecordingDescription(
-                name: recording.entry.path, container: "memory", encoding: "float", sampleRate: 16_000,
-                channelCount: 1, duration: recording.audio.duration))
+        return BufferSource(buffer: recording.audio, name: recording.entry.path)
     }
 
     @Test func cancellingTheTaskStopsBusyWorkersAndEndsWithCancelled() async throws {

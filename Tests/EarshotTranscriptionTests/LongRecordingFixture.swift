@@ -27,13 +27,7 @@ enum LongRecordingFixture {
         var transcripts: [Transcript] = []
         try await BatchTranscriber.run(
             count: 1, settings: settings,
-            open: { _ in
-                BatchTranscriber.Opened(
-                    source: BufferSource(buffer: recording.audio),
-                    description: RecordingDescription(
-                        name: recording.entry.path, container: "memory", encoding: "float", sampleRate: 16_000,
-                        channelCount: 1, duration: recording.audio.duration))
-            },
+            open: { _ in BufferSource(buffer: recording.audio, name: recording.entry.path) },
             makeTranscriber: { try EmbeddedTranscriber() }
         ) { event in
             if case .transcribed(_, let transcript) = event { transcripts.append(transcript) }
@@ -42,13 +36,22 @@ enum LongRecordingFixture {
     }
 }
 
-/// A buffer read back in 4096-frame blocks, as a file source would give it.
+/// A buffer read back in 4096-frame blocks, as a file source would give it, described as `name`.
 struct BufferSource: AudioSource {
     let buffer: AudioBuffer
+    let name: String
     var position = 0
     var format: AudioFormat { buffer.format }
+    var inputDescription: InputDescription {
+        InputDescription(
+            name: name, container: "memory", encoding: "float", sampleRate: format.sampleRate,
+            channelCount: format.channelCount, duration: buffer.duration)
+    }
 
-    init(buffer: AudioBuffer) { self.buffer = buffer }
+    init(buffer: AudioBuffer, name: String = "memory") {
+        self.buffer = buffer
+        self.name = name
+    }
 
     mutating func read() throws -> AudioBuffer? {
         guard position < buffer.frameCount else { return nil }
