@@ -97,23 +97,33 @@ public final class PocketSphinxRecognizer: Recognizer {
     }
 
     public func accept(_ buffer: AudioBuffer) throws {
+        try accept(buffer, frames: 0..<buffer.frameCount)
+    }
+
+    /// Converts the frames straight from `buffer` into the decoder's 16-bit scratch block: no copy of
+    /// the piece is made on the way.
+    public func accept(_ buffer: AudioBuffer, frames: Range<Int>) throws {
         guard var current = utterance else {
             throw EarshotError(
                 .invalidParameter, "PocketSphinx: audio given with no utterance open; call startUtterance() first")
         }
         try buffer.requireFormat(format, stage: "PocketSphinx")
-        if buffer.isEmpty { return }
+        precondition(frames.lowerBound >= 0 && frames.upperBound <= buffer.frameCount, "frames outside the buffer")
+        if frames.isEmpty { return }
+        let startFrame = buffer.startFrame + Int64(frames.lowerBound)
         if current.startFrame == nil {
-            current.startFrame = buffer.startFrame
-        } else if buffer.startFrame != current.endFrame {
+            current.startFrame = startFrame
+        } else if startFrame != current.endFrame {
             // Word times are counted from the first buffer, so a gap or overlap would misplace every later word.
             throw EarshotError(
                 .invalidParameter,
-                "PocketSphinx: buffer starts at frame \(buffer.startFrame) but the previous one ended at "
+                "PocketSphinx: buffer starts at frame \(startFrame) but the previous one ended at "
                     + "\(current.endFrame); buffers must be contiguous"
             )
         }
-        try buffer.samples.withUnsafeBufferPointer { samples in
+        try buffer.samples.withUnsafeBufferPointer { all in
+            // Mono (``format``): a frame is a sample.
+            let samples = UnsafeBufferPointer(rebasing: all[frames])
             var offset = 0
             while offset < samples.count {
                 let count = min(scratch.count - pending, samples.count - offset)
@@ -125,7 +135,7 @@ public final class PocketSphinxRecognizer: Recognizer {
                 if pending == scratch.count { try decodePending() }
             }
         }
-        current.endFrame = buffer.startFrame + Int64(buffer.frameCount)
+        current.endFrame = startFrame + Int64(frames.count)
         utterance = current
     }
 

@@ -20,6 +20,11 @@ public protocol Recognizer {
     /// time; a gap or an overlap is rejected (it would misplace every later word).
     mutating func accept(_ buffer: AudioBuffer) throws
 
+    /// Decodes the frames `frames` of `buffer` (their media time is `buffer.startFrame + frames.lowerBound`),
+    /// as ``accept(_:)`` would a buffer holding just those: a long segment goes in in pieces, with a
+    /// cancellation check between them, without a copy of each piece. The default copies the piece.
+    mutating func accept(_ buffer: AudioBuffer, frames: Range<Int>) throws
+
     /// The best hypothesis so far, without ending the utterance; `nil` before any word is found.
     mutating func partialResult() throws -> RecognitionResult?
 
@@ -35,6 +40,15 @@ public protocol Recognizer {
 
 extension Recognizer {
     public mutating func resetAdaptation() throws {}
+
+    public mutating func accept(_ buffer: AudioBuffer, frames: Range<Int>) throws {
+        let channels = buffer.format.channelCount
+        try accept(
+            AudioBuffer(
+                format: buffer.format,
+                samples: Array(buffer.samples[frames.lowerBound * channels..<frames.upperBound * channels]),
+                startFrame: buffer.startFrame + Int64(frames.lowerBound)))
+    }
 }
 
 /// The outcome of recognizing one utterance: hypotheses, best first.

@@ -11,7 +11,8 @@ public import EarshotVAD
 /// several workers, each carries its own estimate across the segments it is dealt (the scheduler deals
 /// them by their lengths, so which segments those are depends only on the number of jobs).
 ///
-/// Audio goes to the recognizer in one-second pieces, with a cancellation check between them.
+/// Audio goes to the recognizer in one-second pieces of the segment's buffer (not copies of them),
+/// with a cancellation check between them.
 public final class EmbeddedTranscriber: SegmentTranscriber {
     public let recognizer: PocketSphinxRecognizer
     /// Samples handed to the recognizer between cancellation checks: one second.
@@ -35,10 +36,7 @@ public final class EmbeddedTranscriber: SegmentTranscriber {
             while first < audio.frameCount {
                 try Task.checkCancellation()
                 let last = min(first + piece, audio.frameCount)
-                try recognizer.accept(
-                    AudioBuffer(
-                        format: audio.format, samples: Array(audio.samples[first..<last]),
-                        startFrame: audio.startFrame + Int64(first)))
+                try recognizer.accept(audio, frames: first..<last)
                 first = last
             }
         } catch {

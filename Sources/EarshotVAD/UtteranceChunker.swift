@@ -17,7 +17,9 @@ public import EarshotCore
 ///   gives identical segments.
 /// - Memory: it holds the samples and decisions of the segment being built, from the 10 ms hop holding
 ///   its start: at most `maxSegmentDuration` plus the smoother's delay (≤ 0.4 s by default) plus 4 096
-///   samples, however long the recording and however large the buffers fed (they are taken in slices).
+///   samples, however long the recording and however large the buffers fed. Buffers of up to 4 096
+///   frames (a file source's blocks) are held as they are, by reference; larger ones are taken in
+///   slices. A segment's audio is the one copy of its samples, made when it is cut.
 /// - Latency: a segment is emitted up to `maxSegmentDuration` + that delay after its start; offline it
 ///   does not matter, and a live caller wanting endpoints uses the ``Endpointer``.
 ///
@@ -36,15 +38,17 @@ public final class UtteranceChunker: AudioStage {
     private let maxFrames: Int64
     private let minFrames: Int64
     private let fallbackHops: Int
-    /// Largest piece of an input buffer handled at once, which bounds memory for huge buffers.
+    /// Largest piece of an input buffer analysed at once, which bounds the decisions made per call.
     private static let sliceFrames = 4096
 
     private var decisions = StageOutput<VADDecision>()
     /// Media time of the first sample of the stream, once a buffer has arrived.
     private var origin: Int64?
     private var receivedCount: Int64 = 0
-    /// Samples from `bufferStart` (on the hop grid, ≤ `segmentStart`) to the newest received.
-    private var samples: [Float] = []
+    /// The buffers received since the one holding `bufferStart`, in order: the samples from
+    /// `bufferStart` (on the hop grid, ≤ `segmentStart`) to the newest received, and before it the
+    /// rest of the first buffer.
+    private var held: [AudioBuffer] = []
     private var bufferStart: Int64 = 0
     private var segmentStart: Int64 = 0
     /// Smoothed decisions for the hops from `bufferStart`, one per hop.
@@ -68,7 +72,7 @@ public final class UtteranceChunker: AudioStage {
     }
 
     /// Samples held now: the segment being built, from the hop holding its start (see the memory bound).
-    public var heldFrames: Int { samples.count }
+    public var heldFrames: Int { Int((origin.map { $0 + receivedCount } ?? bufferStart) - bufferStart) }
 
     public func process(_ input: AudioBuffer, into output: inout StageOutput<UtteranceChunk>) throws {
         try input.requireFormat(format, stage: "utterance chunker")
@@ -87,10 +91,15 @@ public final class UtteranceChunker: AudioStage {
         var first = 0
         while first < input.frameCount {
             let last = min(first + Self.sliceFrames, input.frameCount)
-            let slice = AudioBuffer(
-                format: format, samples: Array(input.samples[first..<last]), startFrame: input.startFrame + Int64(first)
-            )
-            samples.append(contentsOf: slice.samples)
+            // A buffer up to a slice long is held as it is; only a larger one is copied, in slices, so
+            // that what is held stays bounded whatever the caller feeds.
+            let slice =
+                first == 0 && last == input.frameCount
+                ? input
+                : AudioBuffer(
+                    format: format, samples: Array(input.samples[first..<last]),
+                    startFrame: input.startFrame + Int64(first))
+            held.append(slice)
             receivedCount += Int64(slice.frameCount)
             decisions.removeAll()
             try analysis.process(slice, into: &decisions)
@@ -119,16 +128,20 @@ public final class UtteranceChunker: AudioStage {
             output.emit(chunk(until: position, cut: cut))
             let droppedHops = Int((position - bufferStart) / Int64(hop))
             speech.removeFirst(droppedHops)
-            samples.removeFirst(droppedHops * hop)
             bufferStart += Int64(droppedHops * hop)
+            while let first = held.first, first.startFrame + Int64(first.frameCount) <= bufferStart {
+                held.removeFirst()
+            }
             segmentStart = position
         }
     }
 
     /// The segment from `segmentStart` to `end`, which must be within the held samples.
     private func chunk(until end: Int64, cut: UtteranceChunk.Cut) -> UtteranceChunk {
-        let from = Int(segmentStart - bufferStart), to = Int(end - bufferStart)
-        let audio = AudioBuffer(format: format, samples: Array(samples[from..<to]), startFrame: segmentStart)
+        var samples: [Float] = []
+        samples.reserveCapacity(Int(end - segmentStart))
+        forEachPiece(of: segmentStart..<end) { samples.append(contentsOf: $0) }
+        let audio = AudioBuffer(format: format, samples: samples, startFrame: segmentStart)
         var runs: [Range<MediaTime>] = []
         for index in speech.indices where speech[index] {
             let from = max(bufferStart + Int64(index * hop), segmentStart)
@@ -214,12 +227,26 @@ public final class UtteranceChunker: AudioStage {
 
     /// Mean-square energy of each hop in `hops` (a partial final hop over the samples it has).
     private func meanSquares(_ hops: ClosedRange<Int>) -> [Double] {
-        hops.map { index in
-            let from = index * hop, to = min((index + 1) * hop, samples.count)
+        let received = (origin ?? 0) + receivedCount
+        return hops.map { index in
+            let from = bufferStart + Int64(index * hop), to = min(bufferStart + Int64((index + 1) * hop), received)
             guard to > from else { return 0 }
             var sum = 0.0
-            for sample in samples[from..<to] { sum += Double(sample) * Double(sample) }
+            forEachPiece(of: from..<to) { piece in
+                for sample in piece { sum += Double(sample) * Double(sample) }
+            }
             return sum / Double(to - from)
+        }
+    }
+
+    /// Calls `body` with the held samples of the frames `frames`, in order, a buffer's part at a time.
+    private func forEachPiece(of frames: Range<Int64>, _ body: (ArraySlice<Float>) -> Void) {
+        for buffer in held {
+            let start = buffer.startFrame, end = start + Int64(buffer.frameCount)
+            guard end > frames.lowerBound else { continue }
+            guard start < frames.upperBound else { break }
+            let lower = Int(max(start, frames.lowerBound) - start), upper = Int(min(end, frames.upperBound) - start)
+            body(buffer.samples[lower..<upper])
         }
     }
 }
