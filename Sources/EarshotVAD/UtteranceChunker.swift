@@ -103,7 +103,7 @@ public final class UtteranceChunker: AudioStage {
             receivedCount += Int64(slice.frameCount)
             decisions.removeAll()
             try analysis.process(slice, into: &decisions)
-            speech.append(contentsOf: decisions.items.map(\.isSpeech))
+            speech.append(contentsOf: decisions.items.lazy.map(\.isSpeech))
             try cutWhileDecided(into: &output)
             first = last
         }
@@ -112,7 +112,7 @@ public final class UtteranceChunker: AudioStage {
     public func finish(into output: inout StageOutput<UtteranceChunk>) throws {
         decisions.removeAll()
         try analysis.finish(into: &decisions)
-        speech.append(contentsOf: decisions.items.map(\.isSpeech))
+        speech.append(contentsOf: decisions.items.lazy.map(\.isSpeech))
         try cutWhileDecided(into: &output)
         guard let origin else { return }
         let end = origin + receivedCount
