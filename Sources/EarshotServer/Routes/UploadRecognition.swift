@@ -30,7 +30,8 @@ struct UploadRecognition: Sendable {
     /// whole body, if shorter) have arrived, and returned before this returns or throws: a client
     /// that sends headers and then dribbles holds nothing but its own connection. If every
     /// recognizer is busy by then, throws 503 with `Retry-After`. A client that closes its connection
-    /// mid-request (``ClientDeparture``) stops the recognition within one watchdog poll: throws 499.
+    /// mid-request (``ClientDeparture``) stops the recognition within a watchdog period (0.1 s) and the
+    /// chunk being decoded: throws 499.
     ///
     /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
     /// of audio decoded when it was found.
@@ -43,7 +44,9 @@ struct UploadRecognition: Sendable {
         let metrics = self.metrics
         let threshold = configuration.leaseThreshold
         let retryAfter = configuration.retryAfterSeconds
-        let poll = min(configuration.readTimeout / 4, .milliseconds(250))
+        // The watchdog's period bounds how long a departed client's recognition runs on (plus the
+        // chunk being decoded): a tenth of a second, a cheap mutex read and a TCP_INFO call.
+        let poll = min(configuration.readTimeout / 4, .milliseconds(100))
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             // The reader runs on the executor for blocking work: decoding is CPU-bound (milliseconds a
             // chunk, most of a second at the end of an utterance) and would hold Swift's cooperative
@@ -76,10 +79,16 @@ struct UploadRecognition: Sendable {
                     audio = recognizing
                     var lastPartial = ""
                     func feed(_ bytes: [UInt8]) throws {
-                        // A client that has left cancels the task: stop between chunks, not after
-                        // the seconds of audio its socket may still hold.
-                        try Task.checkCancellation()
-                        try recognizing.consume(bytes)
+                        // A client that has left cancels the task: stop between pieces of a chunk, not
+                        // after the seconds of audio its socket may still hold (a read can bring 64 KiB:
+                        // seconds of FLAC, minutes of AMR).
+                        var start = 0
+                        repeat {
+                            try Task.checkCancellation()
+                            let end = min(start + Self.decodePiece, bytes.count)
+                            try recognizing.consume(start == 0 && end == bytes.count ? bytes : Array(bytes[start..<end]))
+                            start = end
+                        } while start < bytes.count
                         activity.decoded(audioTime: recognizing.audioTime)
                         if let onPartial, let text = try recognizing.partialText(), text != lastPartial {
                             lastPartial = text
@@ -130,6 +139,10 @@ struct UploadRecognition: Sendable {
             return first
         }
     }
+
+    /// The most bytes of a body chunk decoded between two cancellation checks: 2 KiB, at most about
+    /// 1.3 s of AMR (the densest format), some 60 ms of PocketSphinx's time.
+    static let decodePiece = 2_048
 
     /// The answer for an error met while reading or recognizing the body.
     static func serviceError(for error: any Error) -> any Error {
