@@ -69,7 +69,7 @@ import Testing
         #expect(last["status"] as? Int == 400)
         let exception = (last["RequestError"] as? [String: Any])?["ServiceException"] as? [String: Any]
         #expect(exception?["MessageId"] as? String == "SVC0001")
-        #expect(await server.service.pool.busyCount == 0)
+        #expect(server.service.pool.busyCount == 0)
         try await server.stop()
     }
 }

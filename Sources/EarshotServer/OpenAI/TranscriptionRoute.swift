@@ -90,7 +90,7 @@ struct TranscriptionRoute: Sendable {
                 "Content-Type \(header.isEmpty ? "(none)" : header) is not accepted; expected multipart/form-data; "
                     + "boundary=… with a file part and a model field", variables: "Content-Type")
         }
-        guard await upload.pool.canLend else {
+        guard upload.pool.canLend else {
             throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds)
         }
         let settled = Settled<TranscriptionOptions>()

@@ -21,7 +21,7 @@ struct OperationsRoute: Sendable {
 
     /// The Prometheus text exposition format (version 0.0.4).
     func scrape(_ request: Request) async -> Response {
-        let text = metrics.exposition(recognizersInUse: await pool.busyCount, capacity: pool.capacity)
+        let text = metrics.exposition(recognizersInUse: pool.busyCount, capacity: pool.capacity)
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         headers[.cacheControl] = "no-store"

@@ -74,7 +74,7 @@ struct SpeechToTextRoute: Sendable {
 
         // Refused at once when every recognizer is out; the one this request uses is borrowed only once
         // its audio is arriving (see `stream`), so this is a courtesy, not the guard.
-        guard await upload.pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
+        guard upload.pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(
                 request.body, makeAudio: makeAudio, context: context, responseID: responseID,

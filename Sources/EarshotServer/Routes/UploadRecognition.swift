@@ -109,14 +109,14 @@ struct UploadRecognition: Sendable {
                     try Task.checkCancellation()
                     let bodyEnded = ContinuousClock.now
                     let result = try recognizing.finish()
-                    await pool.checkIn(lease)
+                    pool.checkIn(lease)
                     metrics.recognized(audioSeconds: recognizing.audioTime)
                     return .recognized(
                         result, audioTime: recognizing.audioTime, audioBytes: recognizing.audioBytes,
                         finishing: .now - bodyEnded)
                 } catch {
                     audio?.abandon()
-                    await pool.checkIn(lease)
+                    pool.checkIn(lease)
                     throw Self.serviceError(for: error)
                 }
             }

@@ -1,13 +1,18 @@
 import EarshotCore
 public import EarshotRecognizer
+import Synchronization
 
 /// A bounded set of loaded recognizers shared by the service's requests.
 ///
 /// Loading the en-us model takes about half a second, so recognizers are kept loaded and lent to
 /// one request at a time. When all `capacity` are lent, `checkOut()` returns nil at once (the
 /// service answers 503 with `Retry-After`) rather than queueing without bound. Recognizers are
-/// loaded on demand up to `capacity`, off the actor so a load does not hold up other requests.
-public actor RecognizerPool {
+/// loaded on demand up to `capacity`, outside the lock so a load does not hold up other requests.
+///
+/// A class with a lock rather than an actor: lending and taking back are a few instructions, and an
+/// actor runs them as jobs on Swift's cooperative pool, where they wait behind whatever CPU-bound work
+/// holds that pool (in a test process, the other suites).
+public final class RecognizerPool: Sendable {
     /// A recognizer lent to one request. The pool hands each to one task at a time and takes it back
     /// only through `checkIn`, which is what makes sending its non-Sendable C state across tasks safe.
     public final class Lease: @unchecked Sendable {
@@ -17,9 +22,12 @@ public actor RecognizerPool {
 
     public let capacity: Int
     private let configuration: PocketSphinxConfiguration
-    private var idle: [Lease] = []
-    /// Recognizers loaded or being loaded, lent or idle.
-    private var owned = 0
+    private struct State {
+        var idle: [Lease] = []
+        /// Recognizers loaded or being loaded, lent or idle.
+        var owned = 0
+    }
+    private let state = Mutex(State())
 
     public init(capacity: Int, configuration: PocketSphinxConfiguration = .default) {
         precondition(capacity > 0, "a recognizer pool needs room for at least one recognizer")
@@ -28,20 +36,25 @@ public actor RecognizerPool {
     }
 
     /// Recognizers lent out now.
-    public var busyCount: Int { owned - idle.count }
+    public var busyCount: Int { state.withLock { $0.owned - $0.idle.count } }
 
     /// Whether `checkOut()` would lend a recognizer now (one is idle, or there is room to load one).
-    public var canLend: Bool { !idle.isEmpty || owned < capacity }
+    public var canLend: Bool { state.withLock { !$0.idle.isEmpty || $0.owned < capacity } }
 
     /// Loads `count` recognizers ahead of the first requests (throws `.modelUnavailable` if the model
     /// cannot be loaded, so a misconfigured service fails at start, not at its first request).
     public func preload(_ count: Int) async throws {
-        while owned < min(count, capacity) {
-            owned += 1
+        let target = min(count, capacity)
+        while state.withLock({ state in
+            guard state.owned < target else { return false }
+            state.owned += 1
+            return true
+        }) {
             do {
-                idle.append(try await Self.load(configuration))
+                let lease = try await Self.load(configuration)
+                state.withLock { $0.idle.append(lease) }
             } catch {
-                owned -= 1
+                state.withLock { $0.owned -= 1 }
                 throw error
             }
         }
@@ -49,14 +62,23 @@ public actor RecognizerPool {
 
     /// An idle recognizer, a newly loaded one if there is room, or nil when all are busy.
     public func checkOut() async throws -> Lease? {
-        if let lease = idle.popLast() { return lease }
-        guard owned < capacity else { return nil }
-        owned += 1
-        do {
-            return try await Self.load(configuration)
-        } catch {
-            owned -= 1
-            throw error
+        enum Decision { case lend(Lease), load, refuse }
+        let decision = state.withLock { state -> Decision in
+            if let lease = state.idle.popLast() { return .lend(lease) }
+            guard state.owned < capacity else { return .refuse }
+            state.owned += 1
+            return .load
+        }
+        switch decision {
+        case .lend(let lease): return lease
+        case .refuse: return nil
+        case .load:
+            do {
+                return try await Self.load(configuration)
+            } catch {
+                state.withLock { $0.owned -= 1 }
+                throw error
+            }
         }
     }
 
@@ -65,11 +87,10 @@ public actor RecognizerPool {
     /// freed instead of lent again, and a fresh one is loaded when next needed.
     public func checkIn(_ lease: Lease) {
         let recognizer = lease.recognizer
-        guard !recognizer.hasAddedWords, (try? recognizer.useGrammar(nil)) != nil else {
-            owned -= 1
-            return
+        let reusable = !recognizer.hasAddedWords && (try? recognizer.useGrammar(nil)) != nil
+        state.withLock { state in
+            if reusable { state.idle.append(lease) } else { state.owned -= 1 }
         }
-        idle.append(lease)
     }
 
     /// Loads on the executor for blocking work: half a second of CPU and disk that must not hold
