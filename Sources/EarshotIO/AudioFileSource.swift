@@ -32,21 +32,11 @@ public final class AudioFileSource: AudioSource {
 
     /// Opens `path` for reading (once: see ``InputFile``).
     public convenience init(path: String, blockFrames: Int = 4096) throws {
-        let file = try InputFile.open(path)
-        if file.isRegular {
-            do {
-                _ = try file.inspect()
-            } catch {
-                file.close()
-                throw error
-            }
-        }
-        try self.init(file: file, blockFrames: blockFrames)
+        try self.init(file: InputFile.open(path, inspecting: true), blockFrames: blockFrames)
     }
 
-    /// Reads `file` with libsndfile from the descriptor's current offset (a regular file already
-    /// inspected: see ``InputFile/inspect()``). Takes the descriptor: closes it when done, or if this
-    /// throws.
+    /// Reads `file` with libsndfile from the descriptor's current offset (a regular file inspected on
+    /// opening: see ``InputFile``). Takes the descriptor: closes it when done, or if this throws.
     init(file: InputFile, blockFrames: Int) throws {
         let name = file.name
         precondition(blockFrames > 0, "blockFrames must be positive")

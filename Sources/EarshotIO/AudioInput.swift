@@ -35,23 +35,18 @@ public enum AudioInput {
         if path == InputPath.standardStream {
             return try openStream(descriptor: STDIN_FILENO, ownsDescriptor: false, name: name, blockFrames: blockFrames)
         }
-        let file = try InputFile.open(path)
-        guard file.isRegular else {
+        let file = try InputFile.open(path, inspecting: true)
+        guard let contents = file.contents else {
             return try openStream(descriptor: file.descriptor, ownsDescriptor: true, name: name, blockFrames: blockFrames)
         }
-        return try open(file, blockFrames: blockFrames)
+        return try open(file, holding: contents, blockFrames: blockFrames)
     }
 
     /// Reads a regular file by its content, not its name: the descriptor opened once goes to the
     /// decoder its first bytes call for. Takes the descriptor.
-    private static func open(_ file: InputFile, blockFrames: Int) throws -> any AudioSource {
-        let sniffed: CodecFormat?, streamingWAV: Bool
-        do {
-            (sniffed, streamingWAV) = try file.inspect()
-        } catch {
-            file.close()
-            throw error
-        }
+    private static func open(_ file: InputFile, holding contents: InputFile.Contents, blockFrames: Int) throws
+        -> any AudioSource
+    {
         func decode(as codec: CodecFormat) throws -> DecodingSource {
             let decoder: any AudioDecoder
             do {
@@ -64,10 +59,10 @@ public enum AudioInput {
                 descriptor: file.descriptor, ownsDescriptor: true, name: file.name, codec: codec, decoder: decoder,
                 readSize: 16_384)
         }
-        switch sniffed {
+        switch contents.sniffed {
         case .amr: return try decode(as: .amr)
         case .oggSpeex: return try decode(as: .oggSpeex)
-        case .wav where streamingWAV: return try decode(as: .wav)
+        case .wav where contents.streamingWAV: return try decode(as: .wav)
         default: return try AudioFileSource(file: file, blockFrames: blockFrames)
         }
     }
@@ -94,7 +89,8 @@ public enum AudioInput {
             throw error
         }
         if ownsDescriptor { close(descriptor) }
-        return try open(try InputFile(descriptor: spool, name: name), blockFrames: blockFrames)
+        let file = try InputFile(descriptor: spool, name: name, inspecting: true)
+        return try open(file, holding: file.contents!, blockFrames: blockFrames)  // a spool is a regular file
     }
 
     /// Copies `prefix` and the rest of the stream `descriptor` to an unlinked temporary file (memory

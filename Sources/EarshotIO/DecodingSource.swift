@@ -41,7 +41,7 @@ public final class DecodingSource: AudioSource {
         }
         let file = try InputFile.open(path, name: name)
         try self.init(
-            descriptor: file.descriptor, ownsDescriptor: true, name: name ?? path, codec: codec, decoder: decoder,
+            descriptor: file.descriptor, ownsDescriptor: true, name: file.name, codec: codec, decoder: decoder,
             readSize: readSize)
     }
 

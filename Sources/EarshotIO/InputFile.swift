@@ -9,6 +9,14 @@ import Foundation
 /// Whoever holds an `InputFile` owns its descriptor: it hands it to the source that reads it, or
 /// calls ``close()``.
 struct InputFile {
+    /// What a regular file holds, found in one pass over a read-only map of its bytes.
+    struct Contents {
+        /// The format its first bytes name.
+        var sniffed: CodecFormat?
+        /// A WAV whose header states no length (written while recording).
+        var streamingWAV: Bool
+    }
+
     /// The open descriptor.
     let descriptor: Int32
     /// The name used in messages (the path, or "stdin").
@@ -16,12 +24,13 @@ struct InputFile {
     /// A regular file, which can be mapped and seeked; otherwise a FIFO, socket or character device,
     /// read as a stream (as standard input is).
     let isRegular: Bool
-    /// The size of a regular file.
-    let size: Int
+    /// What an inspected regular file holds; nil for a stream, or when not asked for.
+    let contents: Contents?
 
     /// Opens `path` for reading. Throws, naming it, unless it is a readable non-empty regular file,
-    /// or a FIFO, socket or character device (`<(sox …)`, `/dev/stdin`).
-    static func open(_ path: String, name: String? = nil) throws -> InputFile {
+    /// or a FIFO, socket or character device (`<(sox …)`, `/dev/stdin`). With `inspecting`, a regular
+    /// file's structure is checked at once (see ``init(descriptor:name:inspecting:)``).
+    static func open(_ path: String, name: String? = nil, inspecting: Bool = false) throws -> InputFile {
         let name = name ?? path
         let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -31,44 +40,46 @@ struct InputFile {
             throw EarshotError(
                 .invalidInput, "\(name): cannot open (\(OutputFile.systemError())); expected an audio file")
         }
-        return try InputFile(descriptor: descriptor, name: name)
+        return try InputFile(descriptor: descriptor, name: name, inspecting: inspecting)
     }
 
-    /// Takes `descriptor`, open for reading (a spooled standard input), and checks it as ``open(_:name:)``
-    /// does a path; closes it if it throws.
-    init(descriptor: Int32, name: String) throws {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let error = EarshotError(.invalidInput, "\(name): cannot open (\(OutputFile.systemError()))")
+    /// Takes `descriptor`, open for reading (a spooled standard input), and checks it as
+    /// ``open(_:name:inspecting:)`` does a path; closes it if it throws.
+    ///
+    /// With `inspecting`, a regular file is read once through a read-only map of its bytes for its
+    /// ``contents``, and refused, naming it, if its WAV chunks, MP3 frames or Ogg pages run past its
+    /// end (``WAVHeaderCheck``, ``MP3FrameCheck``, ``OggPageCheck``): a truncated file is refused
+    /// rather than decoded as if complete.
+    init(descriptor: Int32, name: String, inspecting: Bool = false) throws {
+        do {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else {
+                throw EarshotError(.invalidInput, "\(name): cannot open (\(OutputFile.systemError()))")
+            }
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR:
+                throw EarshotError(.invalidInput, "\(name): is a directory; expected an audio file")
+            case S_IFREG where status.st_size == 0:
+                throw EarshotError(.invalidInput, "\(name): is empty (0 bytes); expected audio")
+            default:
+                break
+            }
+            isRegular = status.st_mode & S_IFMT == S_IFREG
+            contents =
+                isRegular && inspecting
+                ? try Self.inspect(descriptor, size: Int(status.st_size), name: name) : nil
+        } catch {
             Foundation.close(descriptor)
             throw error
         }
-        switch status.st_mode & S_IFMT {
-        case S_IFDIR:
-            Foundation.close(descriptor)
-            throw EarshotError(.invalidInput, "\(name): is a directory; expected an audio file")
-        case S_IFREG where status.st_size == 0:
-            Foundation.close(descriptor)
-            throw EarshotError(.invalidInput, "\(name): is empty (0 bytes); expected audio")
-        default:
-            break
-        }
         self.descriptor = descriptor
         self.name = name
-        isRegular = status.st_mode & S_IFMT == S_IFREG
-        size = Int(status.st_size)
     }
 
     /// Closes the descriptor (when no source took it).
     func close() { Foundation.close(descriptor) }
 
-    /// What a regular file holds, found in one pass over a read-only map of its bytes: the format its
-    /// first bytes name, and whether it is a WAV whose header states no length (written while
-    /// recording). Throws, naming the file, if its WAV chunks, MP3 frames or Ogg pages run past its
-    /// end (``WAVHeaderCheck``, ``MP3FrameCheck``, ``OggPageCheck``): a truncated file is refused rather
-    /// than decoded as if complete.
-    func inspect() throws -> (sniffed: CodecFormat?, streamingWAV: Bool) {
-        precondition(isRegular, "only a regular file is mapped")
+    private static func inspect(_ descriptor: Int32, size: Int, name: String) throws -> Contents {
         guard let map = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), map != MAP_FAILED else {
             throw EarshotError(.invalidInput, "\(name): cannot read (\(OutputFile.systemError()))")
         }
@@ -77,6 +88,6 @@ struct InputFile {
         let streamingWAV = try WAVHeaderCheck.validate(bytes, name: name)
         try MP3FrameCheck.validate(bytes, name: name)
         try OggPageCheck.validate(bytes, name: name)
-        return (CodecFormat.sniff(Array(bytes.prefix(512))), streamingWAV)
+        return Contents(sniffed: CodecFormat.sniff(bytes.prefix(512)), streamingWAV: streamingWAV)
     }
 }

@@ -51,7 +51,7 @@ public final class RawPCMSource: AudioSource {
             return
         }
         let file = try InputFile.open(path)
-        self.init(descriptor: file.descriptor, ownsDescriptor: true, name: path, raw: raw, blockFrames: blockFrames)
+        self.init(descriptor: file.descriptor, ownsDescriptor: true, name: file.name, raw: raw, blockFrames: blockFrames)
     }
 
     init(descriptor: Int32, ownsDescriptor: Bool, name: String, raw: RawPCMFormat, blockFrames: Int) {

@@ -225,17 +225,29 @@ public final class UtteranceChunker: AudioStage {
         return (min(bufferStart + Int64(quietest * hop), limit), .noPause)
     }
 
-    /// Mean-square energy of each hop in `hops` (a partial final hop over the samples it has).
+    /// Mean-square energy of each hop in `hops` (a partial final hop over the samples it has), in one
+    /// walk over the held buffers.
     private func meanSquares(_ hops: ClosedRange<Int>) -> [Double] {
         let received = (origin ?? 0) + receivedCount
-        return hops.map { index in
-            let from = bufferStart + Int64(index * hop), to = min(bufferStart + Int64((index + 1) * hop), received)
-            guard to > from else { return 0 }
-            var sum = 0.0
-            forEachPiece(of: from..<to) { piece in
-                for sample in piece { sum += Double(sample) * Double(sample) }
+        let first = bufferStart + Int64(hops.lowerBound * hop)
+        let end = min(bufferStart + Int64((hops.upperBound + 1) * hop), received)
+        var sums = [Double](repeating: 0, count: hops.count)
+        var index = 0, filled = 0
+        if first < end {
+            forEachPiece(of: first..<end) { piece in
+                for sample in piece {
+                    sums[index] += Double(sample) * Double(sample)
+                    filled += 1
+                    if filled == hop {
+                        index += 1
+                        filled = 0
+                    }
+                }
             }
-            return sum / Double(to - from)
+        }
+        return sums.indices.map { index in
+            let from = first + Int64(index * hop), to = min(from + Int64(hop), received)
+            return to > from ? sums[index] / Double(to - from) : 0
         }
     }
 

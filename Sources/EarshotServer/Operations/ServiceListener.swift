@@ -69,14 +69,6 @@ actor ServiceListener {
 
     /// Connections completed by the kernel and not yet accepted. On the channel's event loop.
     private static func acceptQueueLength(_ channel: any Channel) throws -> Int {
-        try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-            socket in
-            var info = tcp_info()
-            var size = socklen_t(MemoryLayout<tcp_info>.size)
-            guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &size) == 0 else {
-                throw IOError(errnoCode: errno, reason: "getsockopt(TCP_INFO)")
-            }
-            return Int(info.tcpi_unacked)
-        } ?? 0
+        Int(try SocketInfo.tcpInfo(channel)?.tcpi_unacked ?? 0)
     }
 }

@@ -1,5 +1,4 @@
 import CLinuxSocket
-import Glibc
 import NIOCore
 
 /// Whether the client of a connection has gone: its end is closed, although the server may still
@@ -16,21 +15,8 @@ enum ClientDeparture {
     /// read on the channel's event loop.
     static func hasLeft(_ channel: any Channel) async -> Bool {
         guard channel.isActive else { return true }
-        let state = try? await channel.eventLoop.submit { try Self.tcpState(channel) }.get()
+        let state = try? await channel.eventLoop.submit { try SocketInfo.tcpInfo(channel)?.tcpi_state }.get()
         guard let state else { return !channel.isActive }
         return state != UInt8(TCP_ESTABLISHED)
-    }
-
-    /// The connection's TCP state (`TCP_ESTABLISHED`, `TCP_CLOSE_WAIT`, …), or nil if the channel
-    /// has no socket (an embedded channel in tests). On the channel's event loop.
-    private static func tcpState(_ channel: any Channel) throws -> UInt8? {
-        try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { socket in
-            var info = tcp_info()
-            var size = socklen_t(MemoryLayout<tcp_info>.size)
-            guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &size) == 0 else {
-                throw IOError(errnoCode: errno, reason: "getsockopt(TCP_INFO)")
-            }
-            return info.tcpi_state
-        }
     }
 }
