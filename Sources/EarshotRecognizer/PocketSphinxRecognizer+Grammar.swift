@@ -4,17 +4,10 @@ import Foundation
 
 /// Grammars and added pronunciations: what Speech to Text Custom's `GrammarList` and `GenericHints`
 /// contexts need from the embedded recognizer.
-extension PocketSphinxRecognizer {
-    /// How the recognizer uses a grammar.
-    public enum GrammarUse: Sendable, Equatable {
-        /// Only the grammar's phrases can be recognized (a PocketSphinx finite-state grammar search).
-        case only
-        /// The language model decodes as usual and the grammar decodes the same audio a second time
-        /// when the utterance ends; the grammar's reading wins unless it fits the audio clearly worse
-        /// (``hintTolerance``), so in-grammar phrases come out exactly as the grammar spells them and
-        /// other speech is still transcribed.
-        case hints
-    }
+extension PocketSphinxRecognizer: GrammarRecognizer {
+    // Under ``GrammarUse/only`` the grammar is a PocketSphinx finite-state grammar search; under
+    // ``GrammarUse/hints`` the language model decodes as usual and the grammar decodes the same audio
+    // a second time when the utterance ends (``secondGrammarPass(after:use:samples:startFrame:endFrame:)``).
 
     struct ActiveGrammar {
         var grammar: RecognitionGrammar

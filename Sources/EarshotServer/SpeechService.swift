@@ -23,7 +23,9 @@ public struct SpeechService: Sendable {
     private let listener: ServiceListener
     private let logger: Logger
 
-    public init(configuration: ServiceConfiguration, logger: Logger) {
+    /// `loadRecognizer` makes each recognizer of the pool (the routes know them only as
+    /// ``GrammarRecognizer``s); by default, PocketSphinx loaded with `configuration.recognizer`.
+    public init(configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil) {
         self.configuration = configuration
         self.logger = logger
         listener = ServiceListener(logger: logger)
@@ -33,7 +35,12 @@ public struct SpeechService: Sendable {
                 lifetimes: configuration.tokenLifetimes, key: configuration.tokenKey),
             attempts: FailedAttempts(
                 limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))
-        pool = RecognizerPool(capacity: configuration.recognizerCount, configuration: configuration.recognizer)
+        pool =
+            if let loadRecognizer {
+                RecognizerPool(capacity: configuration.recognizerCount, load: loadRecognizer)
+            } else {
+                RecognizerPool(capacity: configuration.recognizerCount, configuration: configuration.recognizer)
+            }
     }
 
     /// What runs the service under a `ServiceGroup`, in order: the Hummingbird application, then the

@@ -35,6 +35,21 @@ public final class RunningService: Sendable {
     public static func start(secret: String? = nil, _ configure: (inout ServiceConfiguration) -> Void = { _ in })
         async throws -> RunningService
     {
+        try await start(secret: secret, recognizers: nil, configure)
+    }
+
+    /// Starts a service as ``start(secret:_:)`` does, whose recognizers `loadRecognizer` makes.
+    public static func start(
+        secret: String? = nil, loadRecognizer: @escaping RecognizerPool.Load,
+        _ configure: (inout ServiceConfiguration) -> Void = { _ in }
+    ) async throws -> RunningService {
+        try await start(secret: secret, recognizers: loadRecognizer, configure)
+    }
+
+    private static func start(
+        secret: String?, recognizers loadRecognizer: RecognizerPool.Load?,
+        _ configure: (inout ServiceConfiguration) -> Void
+    ) async throws -> RunningService {
         let secret = secret ?? "test-secret-\(UInt64.random(in: 0 ... .max))"
         var configuration = ServiceConfiguration(
             port: 0, credentials: Credentials(secrets: ["test-app": secret, "other-app": "other-secret"]))
@@ -46,7 +61,7 @@ public final class RunningService: Sendable {
         configure(&configuration)
         var logger = Logger(label: "earshot-test-service")
         logger.logLevel = .warning
-        let service = SpeechService(configuration: configuration, logger: logger)
+        let service = SpeechService(configuration: configuration, logger: logger, loadRecognizer: loadRecognizer)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let services = try await service.makeServices { port in continuation.yield(port) }
         let group = ServiceGroup(

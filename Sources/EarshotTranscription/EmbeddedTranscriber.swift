@@ -2,8 +2,9 @@ import EarshotCore
 public import EarshotRecognizer
 public import EarshotVAD
 
-/// The embedded recognizer behind ``SegmentTranscriber``: one ``PocketSphinxRecognizer``, loaded once
-/// (about half a second) and reused for every segment the worker gets.
+/// A recognizer in this process behind ``SegmentTranscriber``: loaded once and reused for every
+/// segment the worker gets. Any ``Recognizer``; `earshot transcribe` gives it PocketSphinx
+/// (``init(configuration:)``, about half a second to load).
 ///
 /// Cepstral mean: the recognizer's channel estimate is reset at the start of each recording
 /// (``beginRecording()``) and carried from segment to segment within it, as in a live PocketSphinx
@@ -11,16 +12,16 @@ public import EarshotVAD
 /// several workers, each carries its own estimate across the segments it is dealt (the scheduler deals
 /// them by their lengths, so which segments those are depends only on the number of jobs).
 ///
-/// Audio goes to the recognizer in one-second pieces of the segment's buffer (not copies of them),
-/// with a cancellation check between them.
-public final class EmbeddedTranscriber: SegmentTranscriber {
-    public let recognizer: PocketSphinxRecognizer
+/// Audio goes to the recognizer in one-second pieces of the segment's buffer (not copies of them,
+/// for a recognizer that reads frames in place: ``Recognizer/accept(_:frames:)``), with a cancellation
+/// check between them.
+public final class EmbeddedTranscriber<R: Recognizer>: SegmentTranscriber {
+    public private(set) var recognizer: R
     /// Samples handed to the recognizer between cancellation checks: one second.
     private let piece: Int
 
-    /// Loads the model of `configuration`; throws `.modelUnavailable` naming what is missing.
-    public init(configuration: PocketSphinxConfiguration = .default) throws {
-        recognizer = try PocketSphinxRecognizer(configuration: configuration)
+    public init(recognizer: R) {
+        self.recognizer = recognizer
         piece = recognizer.format.sampleRate
     }
 
@@ -44,5 +45,12 @@ public final class EmbeddedTranscriber: SegmentTranscriber {
             throw error
         }
         return try recognizer.endUtterance()
+    }
+}
+
+extension EmbeddedTranscriber where R == PocketSphinxRecognizer {
+    /// Loads PocketSphinx with `configuration`; throws `.modelUnavailable` naming what is missing.
+    public convenience init(configuration: PocketSphinxConfiguration = .default) throws {
+        self.init(recognizer: try PocketSphinxRecognizer(configuration: configuration))
     }
 }

@@ -8,7 +8,7 @@ import EarshotRecognizer
 /// audio part begins, the recognizer takes the lexicon's words and the grammar — as the only
 /// phrases for `GrammarList`, as hints for `GenericHints` — and the audio streams into a
 /// ``RecognitionSession`` like a Speech to Text body. Part errors are 400s naming the part.
-final class CustomRecognitionRequest: RequestAudio, MultipartParts {
+final class CustomRecognitionRequest<R: GrammarRecognizer>: RequestAudio, MultipartParts {
     enum PartName: String, CaseIterable {
         case dictionary = "x-dictionary"
         case grammar = "x-grammar"
@@ -16,8 +16,8 @@ final class CustomRecognitionRequest: RequestAudio, MultipartParts {
     }
 
     private var reader: MultipartReader
-    private let recognizer: PocketSphinxRecognizer
-    private let use: PocketSphinxRecognizer.GrammarUse
+    private let recognizer: R
+    private let use: GrammarUse
     private let maxAudioDuration: Double
     private let grammarLimit: Int
     private let grammarLimits: GrammarLimits
@@ -26,12 +26,12 @@ final class CustomRecognitionRequest: RequestAudio, MultipartParts {
     private var collected: [UInt8] = []
     private var lexicon: PronunciationLexicon?
     private var grammar: RecognitionGrammar?
-    private var session: RecognitionSession<PocketSphinxRecognizer>?
+    private var session: RecognitionSession<R>?
 
-    static let order = "multipart/x-srgs-audio parts go x-dictionary (optional), x-grammar, x-voice"
+    static var order: String { "multipart/x-srgs-audio parts go x-dictionary (optional), x-grammar, x-voice" }
 
     init(
-        boundary: String, context: SpeechContext, recognizer: PocketSphinxRecognizer, maxAudioDuration: Double,
+        boundary: String, context: SpeechContext, recognizer: R, maxAudioDuration: Double,
         grammarLimit: Int, grammarLimits: GrammarLimits
     ) {
         reader = MultipartReader(boundary: boundary)

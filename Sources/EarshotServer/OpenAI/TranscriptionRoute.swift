@@ -97,7 +97,7 @@ struct TranscriptionRoute: Sendable {
         let maxAudioDuration = configuration.maxAudioDuration
         let modelIDs = self.modelIDs
         let outcome = try await upload.stream(request.body, context: context) { recognizer in
-            TranscriptionUpload(
+            transcriptionUpload(
                 boundary: boundary, recognizer: recognizer, maxAudioDuration: maxAudioDuration, modelIDs: modelIDs,
                 settled: settled)
         }
@@ -146,4 +146,15 @@ final class Settled<Value: Sendable>: Sendable {
         get { stored.withLock { $0 } }
         set { stored.withLock { $0 = newValue } }
     }
+}
+
+/// The upload's audio path for the lent recognizer's own type, opened from the pool's
+/// `any GrammarRecognizer` (SE-0352).
+private func transcriptionUpload<R: Recognizer>(
+    boundary: String, recognizer: R, maxAudioDuration: Double, modelIDs: [String],
+    settled: Settled<TranscriptionOptions>
+) -> any RequestAudio {
+    TranscriptionUpload(
+        boundary: boundary, recognizer: recognizer, maxAudioDuration: maxAudioDuration, modelIDs: modelIDs,
+        settled: settled)
 }

@@ -10,15 +10,15 @@ import EarshotRecognizer
 /// Speex, AMR), because clients label it loosely (`application/octet-stream`, a file name). Fields
 /// are small and read whole; each is checked when it ends, so a bad value is refused before the
 /// audio that follows it is decoded. Errors are ``ServiceError``s naming the field in `variables`.
-final class TranscriptionUpload: RequestAudio, MultipartParts {
+final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
     /// Bytes a text field may hold (a prompt is a few hundred tokens).
-    static let fieldLimit = 16 * 1024
+    static var fieldLimit: Int { 16 * 1024 }
     /// Bytes of the file held before its format is judged: enough for any header ``CodecFormat/sniff(_:)``
     /// reads.
-    static let sniffLength = 512
+    static var sniffLength: Int { 512 }
 
     private var reader: MultipartReader
-    private let recognizer: PocketSphinxRecognizer
+    private let recognizer: R
     private let maxAudioDuration: Double
     private let modelIDs: [String]
     /// The options read so far, handed to `settled` as each field is read.
@@ -28,10 +28,10 @@ final class TranscriptionUpload: RequestAudio, MultipartParts {
     private var collected: [UInt8] = []
     private var inFile = false
     private var fileHead: [UInt8] = []
-    private var session: RecognitionSession<PocketSphinxRecognizer>?
+    private var session: RecognitionSession<R>?
 
     init(
-        boundary: String, recognizer: PocketSphinxRecognizer, maxAudioDuration: Double, modelIDs: [String],
+        boundary: String, recognizer: R, maxAudioDuration: Double, modelIDs: [String],
         settled: Settled<TranscriptionOptions>
     ) {
         reader = MultipartReader(boundary: boundary)

@@ -1,3 +1,4 @@
+import EarshotRecognizer
 import Hummingbird
 
 /// The two recognition services of the Speech API (section 3.1.1), which share one route.
@@ -56,8 +57,7 @@ extension SpeechToTextRoute {
         case .speechToText:
             let contentType = try AudioContentType(header: header)
             return { recognizer in
-                try RecognitionSession(
-                    contentType: contentType, recognizer: recognizer, maxAudioDuration: maxAudioDuration)
+                try speechToTextSession(contentType: contentType, recognizer: recognizer, maxAudioDuration: maxAudioDuration)
             }
         case .speechToTextCustom:
             let media = MediaType(header: header)
@@ -75,10 +75,28 @@ extension SpeechToTextRoute {
             let grammarLimit = configuration.maxGrammarBytes
             let grammarLimits = configuration.grammarLimits
             return { recognizer in
-                CustomRecognitionRequest(
+                customRequest(
                     boundary: boundary, context: context, recognizer: recognizer,
                     maxAudioDuration: maxAudioDuration, grammarLimit: grammarLimit, grammarLimits: grammarLimits)
             }
         }
     }
+}
+
+// The pool lends recognizers as `any GrammarRecognizer`; these generic functions open the lent one's own
+// type (SE-0352), so a request's audio path is specialized for it.
+
+private func speechToTextSession<R: Recognizer>(
+    contentType: AudioContentType, recognizer: R, maxAudioDuration: Double
+) throws -> any RequestAudio {
+    try RecognitionSession(contentType: contentType, recognizer: recognizer, maxAudioDuration: maxAudioDuration)
+}
+
+private func customRequest<R: GrammarRecognizer>(
+    boundary: String, context: SpeechContext, recognizer: R, maxAudioDuration: Double, grammarLimit: Int,
+    grammarLimits: GrammarLimits
+) -> any RequestAudio {
+    CustomRecognitionRequest(
+        boundary: boundary, context: context, recognizer: recognizer, maxAudioDuration: maxAudioDuration,
+        grammarLimit: grammarLimit, grammarLimits: grammarLimits)
 }

@@ -13,7 +13,7 @@ struct UploadRecognition: Sendable {
     let metrics: ServiceMetrics
 
     /// Makes what a request's body is fed to, once a recognizer is lent to it.
-    typealias AudioFactory = @Sendable (PocketSphinxRecognizer) throws -> any RequestAudio
+    typealias AudioFactory = @Sendable (any GrammarRecognizer) throws -> any RequestAudio
 
     /// What reading the body ended with.
     enum Outcome: Sendable {

@@ -16,12 +16,15 @@ public final class RecognizerPool: Sendable {
     /// A recognizer lent to one request. The pool hands each to one task at a time and takes it back
     /// only through `checkIn`, which is what makes sending its non-Sendable C state across tasks safe.
     public final class Lease: @unchecked Sendable {
-        let recognizer: PocketSphinxRecognizer
-        init(_ recognizer: PocketSphinxRecognizer) { self.recognizer = recognizer }
+        let recognizer: any GrammarRecognizer
+        init(_ recognizer: any GrammarRecognizer) { self.recognizer = recognizer }
     }
 
+    /// Loads one recognizer: called on the executor for blocking work, outside the pool's lock.
+    public typealias Load = @Sendable () throws -> any GrammarRecognizer
+
     public let capacity: Int
-    private let configuration: PocketSphinxConfiguration
+    private let load: Load
     private struct State {
         var idle: [Lease] = []
         /// Recognizers loaded or being loaded, lent or idle.
@@ -29,10 +32,16 @@ public final class RecognizerPool: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(capacity: Int, configuration: PocketSphinxConfiguration = .default) {
+    /// A pool of recognizers `load` makes; the service knows them only as ``GrammarRecognizer``s.
+    public init(capacity: Int, load: @escaping Load) {
         precondition(capacity > 0, "a recognizer pool needs room for at least one recognizer")
         self.capacity = capacity
-        self.configuration = configuration
+        self.load = load
+    }
+
+    /// A pool of PocketSphinx recognizers loaded with `configuration`.
+    public convenience init(capacity: Int, configuration: PocketSphinxConfiguration = .default) {
+        self.init(capacity: capacity) { try PocketSphinxRecognizer(configuration: configuration) }
     }
 
     /// Recognizers lent out now.
@@ -51,7 +60,7 @@ public final class RecognizerPool: Sendable {
             return true
         }) {
             do {
-                let lease = try await Self.load(configuration)
+                let lease = try await loadLease()
                 state.withLock { $0.idle.append(lease) }
             } catch {
                 state.withLock { $0.owned -= 1 }
@@ -74,7 +83,7 @@ public final class RecognizerPool: Sendable {
         case .refuse: return nil
         case .load:
             do {
-                return try await Self.load(configuration)
+                return try await loadLease()
             } catch {
                 state.withLock { $0.owned -= 1 }
                 throw error
@@ -83,11 +92,11 @@ public final class RecognizerPool: Sendable {
     }
 
     /// Returns a lease; the recognizer must have no open utterance. A request's grammar is dropped;
-    /// a recognizer whose dictionary a request extended (PocketSphinx cannot remove words) is
-    /// freed instead of lent again, and a fresh one is loaded when next needed.
+    /// a recognizer whose dictionary a request extended (PocketSphinx, for one, cannot remove words)
+    /// is freed instead of lent again, and a fresh one is loaded when next needed.
     public func checkIn(_ lease: Lease) {
         let recognizer = lease.recognizer
-        let reusable = !recognizer.hasAddedWords && (try? recognizer.useGrammar(nil)) != nil
+        let reusable = !recognizer.hasAddedWords && (try? recognizer.useGrammar(nil, as: .only)) != nil
         state.withLock { state in
             if reusable { state.idle.append(lease) } else { state.owned -= 1 }
         }
@@ -95,9 +104,8 @@ public final class RecognizerPool: Sendable {
 
     /// Loads on the executor for blocking work: half a second of CPU and disk that must not hold
     /// Swift's cooperative pool.
-    private static func load(_ configuration: PocketSphinxConfiguration) async throws -> Lease {
-        try await withTaskExecutorPreference(BlockingExecutor.shared) {
-            Lease(try PocketSphinxRecognizer(configuration: configuration))
-        }
+    private func loadLease() async throws -> Lease {
+        let load = self.load
+        return try await withTaskExecutorPreference(BlockingExecutor.shared) { Lease(try load()) }
     }
 }
