@@ -33,19 +33,15 @@ demo: deps models
 # The tests build small corpora (TTS, music) and the notebooks run against a real one, so the suite
 # needs the corpora's and the notebooks' packages too. The notebooks use the debug binary the tests built.
 # The official openai Python client drives the service's OpenAI-compatible API in the tests.
-# The service's and client's tests run in a second pass, one test at a time, and the nginx suite alone
-# last. Their servers no longer wait on the cooperative pool (they run on executors of their own,
-# EarshotServerTesting), but each loads recognizers and decodes real speech against timeouts of a few
-# seconds, and two cores shared with the CPU-bound suites — or with each other — stretched a 1 s client
-# response timeout past its limit (3 of 4 fresh-clone runs in parallel; serially 106 of 106, 214 s).
-# Then the Slurm job-array test, which starts its own munged, slurmctld and slurmd on loopback (~1 min);
-# EARSHOT_SLURM_TESTS=1 makes it run (a bare `swift test` skips it), so here a Slurm that cannot start fails.
+# All suites run in one `swift test`. Each says which threads it runs on (EarshotTestTraits): the
+# CPU-bound ones take turns on one thread per core, the ones that wait on servers, child processes or
+# clocks each get a thread, and Swift's cooperative pool, which every `Task.sleep` resumes through, is
+# left free. (It used to take two passes: the computing suites held the pool and the servers' clients
+# woke seconds late.) EARSHOT_SLURM_TESTS=1 makes the Slurm job-array test run — it starts its own
+# munged, slurmctld and slurmd on loopback — so here a Slurm that cannot start fails (a bare `swift
+# test` skips it).
 test: deps corpora-deps notebook-deps slurm-deps models openai-client interchange-readers
-	swift test --skip EarshotServerTests --skip EarshotClientTests --skip ServeHardeningTests --skip NginxScaleOutTests \
-		--skip SlurmJobArrayTests
-	swift test --skip-build --no-parallel --filter EarshotServerTests --filter EarshotClientTests --filter ServeHardeningTests
-	swift test --skip-build --filter NginxScaleOutTests
-	EARSHOT_SLURM_TESTS=1 swift test --skip-build --filter SlurmJobArrayTests
+	EARSHOT_SLURM_TESTS=1 swift test
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
 
 # Slurm and its authentication service, for the test that runs Examples/slurm/ on a one-node cluster it

@@ -136,6 +136,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .target(
             name: "EarshotTesting", dependencies: ["EarshotCore", "EarshotIO"], swiftSettings: strictSwift6),
+        // Which threads a suite runs on (swift-testing traits): apart from EarshotTesting, which the
+        // fuzz targets link without swift-testing.
+        .target(
+            name: "EarshotTestTraits", dependencies: ["EarshotTesting", "EarshotCore"], swiftSettings: strictSwift6),
         // The in-process service, a raw loopback HTTP client and reference transcripts, for the server's
         // and the client's tests (as HummingbirdTesting is to Hummingbird): apart from EarshotTesting so
         // the lower stages' tests need not link the server.
@@ -158,36 +162,37 @@ let package = Package(
             ],
             swiftSettings: strictSwift6),
 
-        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore"], swiftSettings: strictSwift6),
+        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestTraits"], swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotIOTests", dependencies: ["EarshotIO", "EarshotTesting", "CSndFile"],
+            name: "EarshotIOTests", dependencies: ["EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotDSPTests", dependencies: ["EarshotDSP", "EarshotIO", "EarshotTesting"],
+            name: "EarshotDSPTests", dependencies: ["EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotRecognizerTests",
-            dependencies: ["EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotLab", "EarshotTesting"],
+            dependencies: ["EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotLab", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotCodecsTests",
             dependencies: [
                 "EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer", "EarshotLab", "EarshotTesting",
+                "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotVADTests", dependencies: ["EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting"],
+            name: "EarshotVADTests", dependencies: ["EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotLabTests", dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
+            name: "EarshotLabTests", dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotTranscriptionTests",
-            dependencies: ["EarshotTranscription", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting"],
+            dependencies: ["EarshotTranscription", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServiceTranscriptionTests",
-            dependencies: ["EarshotServiceTranscription", "EarshotClient", "EarshotWire", "EarshotRecognizer"],
+            dependencies: ["EarshotServiceTranscription", "EarshotClient", "EarshotWire", "EarshotRecognizer", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServerTests",
@@ -196,6 +201,7 @@ let package = Package(
                 "EarshotRecognizer", "EarshotTesting",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
@@ -203,10 +209,11 @@ let package = Package(
             dependencies: [
                 "EarshotClient", "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotIO",
                 "EarshotLab", "EarshotTesting",
+                "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotCLITests", dependencies: ["earshot", "EarshotLab", "EarshotTesting"],
+            name: "EarshotCLITests", dependencies: ["earshot", "EarshotLab", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
 
         .executableTarget(

@@ -134,7 +134,7 @@ struct Fixtures {
 
 /// The file source reading a whole file, as a pipeline would.
 func sourceRead(_ path: String) throws -> Int {
-    var source = try AudioFileSource(path: path)
+    let source = try AudioFileSource(path: path)
     var frames = 0
     while let buffer = try source.read() { frames += buffer.frameCount }
     return frames
@@ -146,7 +146,7 @@ extension Fixtures {
     static func speech(rate: Int) throws -> [AudioBuffer] {
         var samples: [Float] = []
         for clip in try LibriVoxClips.load() {
-            var source = try AudioFileSource(path: clip.path)
+            let source = try AudioFileSource(path: clip.path)
             let resampler = try Resampler(
                 inputFormat: source.format, configuration: .init(sampleRate: rate, quality: 10))
             var output = StageOutput<AudioBuffer>()

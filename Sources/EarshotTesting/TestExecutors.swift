@@ -1,4 +1,5 @@
 public import EarshotCore
+import Foundation
 
 /// Where tests run what must not wait on Swift's cooperative pool.
 ///
@@ -15,8 +16,14 @@ public enum TestExecutors {
     public static let service = BlockingExecutor(threadCount: 8, stackSize: 1 << 20)
 
     /// Test-side blocking work: a loopback client's socket read, a listener's accept, a paced
-    /// dribble. Each waiting socket holds a thread, so there are many (threads that wait cost no CPU).
+    /// dribble, a child process. Each waiting socket holds a thread, so there are many (threads that
+    /// wait cost no CPU).
     public static let blocking = BlockingExecutor(threadCount: 256, stackSize: 1 << 20)
+
+    /// CPU-bound tests (the `computing` trait): one thread per core, so they take turns on the cores
+    /// as they did on the cooperative pool, without holding it. The main thread's 8 MiB stacks, for
+    /// PocketSphinx's recursive search.
+    public static let compute = BlockingExecutor(threadCount: ProcessInfo.processInfo.activeProcessorCount)
 }
 
 /// Runs `body` — blocking socket or process work — on ``TestExecutors/blocking`` and returns its result.

@@ -1,4 +1,5 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ private func earshot(_ arguments: String..., stdin: Data? = nil) throws -> Exter
 
 private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
 
-@Suite(.serialized) struct TranscribeCommandTests {
+@Suite(.serialized, .computing) struct TranscribeCommandTests {
     @Test func printsTheTranscriptAndNothingElse() throws {
         let result = try earshot("transcribe", clip)
         #expect(result.status == 0, "stderr: \(result.standardError)")
@@ -77,7 +78,7 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
     }
 }
 
-@Suite(.serialized) struct InfoAndLevelCommandTests {
+@Suite(.serialized, .computing) struct InfoAndLevelCommandTests {
     @Test func infoDescribesTheFile() throws {
         let text = try earshot("info", clip)
         #expect(text.status == 0)
@@ -112,7 +113,7 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
     }
 }
 
-@Suite(.serialized) struct BadInputCommandTests {
+@Suite(.serialized, .computing) struct BadInputCommandTests {
     /// Each bad input gives exit `status` and exactly one line on stderr that names the file.
     private func expectFailure(_ arguments: [String], status: Int32, mentions: String) throws {
         for command in ["transcribe", "info", "level"] {
@@ -153,7 +154,7 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
     }
 }
 
-@Suite struct RawStandardInputTests {
+@Suite(.computing) struct RawStandardInputTests {
     @Test func headerlessPCMOnStandardInputIsReadWithItsSpec() throws {
         // 0.25 s of a −20 dBFS sine as f32le: info must report exactly what was piped.
         let frames = 4_000

@@ -1,4 +1,5 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ private func earshot(_ arguments: String..., stdin: Data? = nil) throws -> Exter
 
 private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
 
-@Suite(.serialized) struct EncodeDecodeCommandTests {
+@Suite(.serialized, .computing) struct EncodeDecodeCommandTests {
     @Test(arguments: ["amr", "spx", "wav", "flac", "opus"])
     func encodesByExtensionAndInfoRecognisesTheResult(ext: String) throws {
         let directory = try TemporaryDirectory()

@@ -1,4 +1,5 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ private let longSample = URL(fileURLWithPath: #filePath).deletingLastPathCompone
     .deletingLastPathComponent().appendingPathComponent("corpora/long/sample").path
 
 /// `--decoder` on the commands that run the embedded recognizer, and `earshot decoder-sweep`.
-@Suite struct DecoderCommandTests {
+@Suite(.computing) struct DecoderCommandTests {
     @Test(arguments: [["transcribe", "x.wav"], ["serve"], ["bench", "--embedded", "--corpus", "x"]])
     func anUnknownPresetIsAUsageErrorNamingTheAcceptedOnes(command: [String]) throws {
         let result = try ExternalTool.run(

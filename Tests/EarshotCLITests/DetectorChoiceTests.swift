@@ -1,11 +1,12 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The detector every command picks: silero when its model is installed (`make test` installs it),
 /// spectral with one line on stderr when it is not, and a clear exit 3 when silero is asked for and
 /// cannot be loaded.
-@Suite struct DetectorChoiceTests {
+@Suite(.computing) struct DetectorChoiceTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let utterance = repository.appendingPathComponent("corpora/synthetic/sample/audio/syn-015.wav").path

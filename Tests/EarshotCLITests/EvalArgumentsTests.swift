@@ -1,4 +1,5 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ private func json(_ result: ExternalTool.Result) throws -> [String: Any] {
 }
 
 /// `eval --detector` takes values up to the next option; the corpus may come before or after them.
-@Suite struct EvalArgumentsTests {
+@Suite(.computing) struct EvalArgumentsTests {
     @Test func evalTakesTheCorpusBeforeOrAfterTheDetectors() throws {
         let after = try json(try earshot("eval", "--format", "json", "--detector", "spectral", "energy", synthetic))
         let before = try json(try earshot("eval", synthetic, "--format", "json", "--detector", "spectral", "energy"))

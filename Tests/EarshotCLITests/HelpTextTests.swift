@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// Every command's `--help` in an 80-column terminal: examples do not wrap (a long one is split with
 /// a trailing ` \`, as shells take it), and each option shows one default.
-@Suite struct HelpTextTests {
+@Suite(.computing) struct HelpTextTests {
     static func help(_ command: [String]) throws -> String {
         let result = try ExternalTool.run(
             [ExternalTool.earshotPath] + command + ["--help"], environment: ["COLUMNS": "80"])

@@ -1,11 +1,12 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `earshot vad`'s interchange formats, read by the tools they are for: pyannote.database's RTTM
 /// loader, kaldiio on a Kaldi data directory (with validate_data_dir.sh's rules), and NeMo's manifest
 /// rules — the Python readers `make interchange-readers` installs into `.earshot/venv`.
-@Suite struct InterchangeFormatTests {
+@Suite(.computing) struct InterchangeFormatTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let utterance = root.appendingPathComponent("corpora/synthetic/sample/audio/syn-015.wav").path

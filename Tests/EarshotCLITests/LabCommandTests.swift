@@ -1,4 +1,5 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ private let synthetic = repository.appendingPathComponent("corpora/synthetic/sam
 private let noisy = repository.appendingPathComponent("corpora/noisy/sample").path
 private let utterance = synthetic + "/audio/syn-015.wav"
 
-@Suite struct VADCommandTests {
+@Suite(.computing) struct VADCommandTests {
     @Test func csvSegmentsWithThreeDecimals() throws {
         let result = try earshot("vad", utterance)
         #expect(result.status == 0, "\(result.standardError)")
@@ -113,7 +114,7 @@ private let utterance = synthetic + "/audio/syn-015.wav"
     }
 }
 
-@Suite struct EndpointCommandTests {
+@Suite(.computing) struct EndpointCommandTests {
     @Test func printsTheEventsWithTheirReasonAndOutcome() throws {
         let result = try earshot("endpoint", "--endingSilence", "0.3", utterance)
         #expect(result.status == 0)
@@ -154,7 +155,7 @@ private let utterance = synthetic + "/audio/syn-015.wav"
     }
 }
 
-@Suite struct EvalAndSweepCommandTests {
+@Suite(.computing) struct EvalAndSweepCommandTests {
     @Test func evalReportsEveryDetector() throws {
         let result = try earshot("eval", "--format", "json", "--pr-curve", noisy)
         #expect(result.status == 0, "\(result.standardError)")

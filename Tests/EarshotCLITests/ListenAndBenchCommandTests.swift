@@ -1,4 +1,5 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ private let sampleCorpus = repository + "/corpora/real/sample"
 private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
 
 /// `earshot listen` and `earshot bench` as a user runs them, against `earshot serve` on loopback.
-@Suite(.serialized) struct ListenAndBenchCommandTests {
+@Suite(.serialized, .waiting) struct ListenAndBenchCommandTests {
     static func service(_ server: ServeCommandTests.Server) -> [String] {
         [
             "--service", "http://127.0.0.1:\(server.port)/speech/v3/speechToText", "--app-key", server.appKey,

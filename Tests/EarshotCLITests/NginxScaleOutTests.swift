@@ -1,11 +1,12 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// Two `earshot serve` instances sharing a token key behind Debian's nginx, which runs
 /// Examples/nginx/earshot.conf as shipped with only its ports changed. Everything listens on
 /// 127.0.0.1, on ports picked here; every process is stopped by the test.
-@Suite(.serialized) struct NginxScaleOutTests {
+@Suite(.serialized, .waiting) struct NginxScaleOutTests {
     typealias Server = ServeCommandTests.Server
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

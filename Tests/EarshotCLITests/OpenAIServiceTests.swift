@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `earshot serve`'s OpenAI-compatible `/v1` as its users reach it: with the official `openai` Python
 /// client (PyPI, installed by `make test` into `.earshot/venv`) and with curl.
-@Suite(.serialized) struct OpenAIServiceTests {
+@Suite(.serialized, .waiting) struct OpenAIServiceTests {
     typealias Server = ServeCommandTests.Server
 
     static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"

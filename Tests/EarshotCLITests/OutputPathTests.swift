@@ -1,11 +1,12 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `-o` and every other output path: a regular file is replaced atomically and keeps its mode; a
 /// symbolic link stays a link and its target is written; a device or FIFO is written into, never
 /// renamed over; `/dev/stdout` is the process's own standard output; a directory is refused at once.
-@Suite(.serialized) struct OutputPathTests {
+@Suite(.serialized, .computing) struct OutputPathTests {
     static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
 
     func earshot(_ arguments: String...) throws -> ExternalTool.Result {

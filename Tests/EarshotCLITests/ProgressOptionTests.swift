@@ -1,9 +1,10 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `--progress ndjson`: JSON lines on standard error a script can follow, ending with one `done`.
-@Suite(.serialized) struct ProgressOptionTests {
+@Suite(.serialized, .computing) struct ProgressOptionTests {
     static let clips = (try? LibriVoxClips.load().map(\.path)) ?? []
 
     /// The JSON objects among standard error's lines (messages such as the batch summary are not JSON).

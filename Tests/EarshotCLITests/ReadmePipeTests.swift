@@ -1,11 +1,12 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The README's pipe examples (`sox … | earshot …`, `ffmpeg … | earshot …`), taken from README.md
 /// itself and run as printed by bash, in a folder holding the files they name, made from a LibriVox
 /// clip: what a user pastes works.
-@Suite struct ReadmePipeTests {
+@Suite(.computing) struct ReadmePipeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"

@@ -1,4 +1,5 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ private func json(_ result: ExternalTool.Result) throws -> [String: Any] {
 
 /// The JSON reports' shared conventions: typed effective parameters (schema_version 2), and levels
 /// present as null for digital silence.
-@Suite struct ReportDocumentTests {
+@Suite(.computing) struct ReportDocumentTests {
     /// Numbers are JSON numbers and flags JSON booleans, in every report that records parameters.
     @Test(arguments: [
         ["vad", "--detector", "spectral", "--format", "json", utterance],

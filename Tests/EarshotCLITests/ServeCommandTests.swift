@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `earshot serve` as a user runs it, driven by the curl commands of section 3.9 of the AT&T
 /// document with only the host changed (`https://api.att.com` → the local plain-HTTP service).
-@Suite(.serialized) struct ServeCommandTests {
+@Suite(.serialized, .waiting) struct ServeCommandTests {
     /// The seed's examples 3-5, 3-6, 3-7 and 3-8, verbatim but for the URL.
     static let seedCommands = [
         "token": #"""

@@ -1,11 +1,12 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The load-and-fault cases of the hardening issue against a real `earshot serve` on loopback: hostile
 /// grammars, byte dribblers, idle and half-sent connections, and early answers. Each runs in seconds;
 /// the service must stay up and keep serving good clients throughout.
-@Suite(.serialized) struct ServeHardeningTests {
+@Suite(.serialized, .waiting) struct ServeHardeningTests {
     typealias Server = ServeCommandTests.Server
 
     /// The settings these tests shorten, so each case ends in seconds.

@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `--shard I/N` and `--merge` on the CLI: three shards merged print what one run prints, byte for byte,
 /// and parts that do not belong together are refused naming the file and the field.
-@Suite struct ShardMergeCommandTests {
+@Suite(.computing) struct ShardMergeCommandTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

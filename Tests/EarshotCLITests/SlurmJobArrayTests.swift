@@ -1,4 +1,5 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -7,9 +8,9 @@ import Testing
 /// a temporary folder on ports picked here. The script submits a sweep as a job array of 3 shards and a
 /// merge job that waits for them; the merged table must equal one run's byte for byte.
 ///
-/// `make test` runs it in its own pass with EARSHOT_SLURM_TESTS=1 (and installs slurm-wlm and munge
-/// first), so there a Slurm that cannot start fails the test; a bare `swift test` skips it.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["EARSHOT_SLURM_TESTS"] == "1"))
+/// `make test` runs it with the other suites with EARSHOT_SLURM_TESTS=1 set (and installs slurm-wlm and
+/// munge first), so there a Slurm that cannot start fails the test; a bare `swift test` skips it.
+@Suite(.serialized, .waiting, .enabled(if: ProcessInfo.processInfo.environment["EARSHOT_SLURM_TESTS"] == "1"))
 struct SlurmJobArrayTests {
     static let script = ShardMergeCommandTests.repository.appendingPathComponent("Examples/slurm/earshot-array.sh").path
 

@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// WAV on standard input as pipes deliver it: sox's guessed or placeholder lengths, a last frame cut
 /// short, and a live stream decoded while it is still being written.
-@Suite(.serialized) struct StandardInputTests {
+@Suite(.serialized, .computing) struct StandardInputTests {
     static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
 
     /// The clip as a canonical 44-byte-header WAV (sox writes it so), and its transcript from the file.

@@ -1,9 +1,10 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `earshot transcribe` on long and many files: batches, formats, determinism, Ctrl-C.
-@Suite(.serialized) struct TranscribeLongCommandTests {
+@Suite(.serialized, .waiting) struct TranscribeLongCommandTests {
     private static let clips = (try? LibriVoxClips.load().map(\.path)) ?? []
 
     private func earshot(_ arguments: String...) throws -> ExternalTool.Result {

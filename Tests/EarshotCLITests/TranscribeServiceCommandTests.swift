@@ -1,12 +1,13 @@
 import EarshotLab
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `earshot transcribe --service` as a user runs it, against `earshot serve` on loopback: the same
 /// transcript and word times as the embedded recognizer, retries when the service is busy, and
 /// failed segments reported by their time ranges with nothing written.
-@Suite(.serialized) struct TranscribeServiceCommandTests {
+@Suite(.serialized, .waiting) struct TranscribeServiceCommandTests {
     private static let clips = (try? LibriVoxClips.load().map(\.path)) ?? []
 
     private func earshot(_ arguments: [String]) throws -> ExternalTool.Result {

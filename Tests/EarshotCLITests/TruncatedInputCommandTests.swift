@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// A cut-short MP3 or Ogg file is refused as a cut-short FLAC or AMR is: exit status 2 and one line
 /// naming the file and what was expected, with nothing from mpg123 or any other library on stderr.
-@Suite struct TruncatedInputCommandTests {
+@Suite(.computing) struct TruncatedInputCommandTests {
     static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
 
     @Test(arguments: [

@@ -3,13 +3,14 @@ import EarshotCore
 import EarshotIO
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The real ALSA capture path without a sound card: an `asoundrc` defines a PCM of alsa-lib's
 /// `file` plugin whose `infile` is a recording, so `snd_pcm_readi` returns that recording, then
 /// the null device's silence.
-@Suite(.serialized) struct ALSACaptureTests {
+@Suite(.serialized, .waiting) struct ALSACaptureTests {
     /// The device name, with `ALSA_CONFIG_PATH` pointing alsa-lib at a configuration that defines it.
     /// Set once for the process, before the first ALSA call (alsa-lib reads its configuration once).
     static let device: String = {
@@ -24,7 +25,7 @@ import Testing
             samples.withUnsafeBufferPointer { input in
                 pcm.withUnsafeMutableBufferPointer { PCM.convert(input, to: $0) }
             }
-            FileManager.default.createFile(atPath: raw, contents: pcm.withUnsafeBytes { Data($0) })
+            #expect(FileManager.default.createFile(atPath: raw, contents: pcm.withUnsafeBytes { Data($0) }))
         }
         let configuration = directory.appendingPathComponent("asoundrc").path
         let text = """
@@ -37,7 +38,7 @@ import Testing
             }
 
             """
-        FileManager.default.createFile(atPath: configuration, contents: Data(text.utf8))
+        #expect(FileManager.default.createFile(atPath: configuration, contents: Data(text.utf8)))
         setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:\(configuration)", 1)
         return "earshot_test_mic"
     }()

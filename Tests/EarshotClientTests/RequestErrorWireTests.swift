@@ -1,10 +1,12 @@
 import EarshotClient
 import EarshotServer
+import EarshotTestTraits
 import EarshotWire
 import Foundation
 import Testing
 
 /// The error bodies the service writes are read back by the client's types, as the client reads them.
+@Suite(.waiting)
 struct RequestErrorWireTests {
     @Test func aBusyAnswerReadsBackAsItsRequestError() throws {
         let busy = ServiceError.busy(retryAfter: 2)

@@ -6,12 +6,13 @@ import EarshotLab
 import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import EarshotWire
 import Foundation
 import Testing
 
 /// The application's controls and the request's options, end to end against the real service.
-@Suite(.serialized) struct SpeechClientControlTests {
+@Suite(.serialized, .waiting) struct SpeechClientControlTests {
     static func live(
         _ configuration: SpeechRequestConfiguration, path: String, speed: Double = 8, trailing: Double = 2,
         during: (@Sendable (SpeechInteraction) async throws -> Void)? = nil

@@ -4,6 +4,7 @@ import EarshotCore
 import EarshotIO
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
 /// Every fault ends the interaction with the SDK's error and state, promptly, against real sockets
 /// on loopback: a port with nothing listening, one that accepts and stalls, one that drops the
 /// connection, and the real service refusing a token or busy.
-@Suite(.serialized) struct SpeechClientFaultTests {
+@Suite(.serialized, .waiting) struct SpeechClientFaultTests {
     static func configuration(port: Int, token: String = "no-such-token") -> SpeechRequestConfiguration {
         var configuration = SpeechRequestConfiguration(
             recognitionURL: "http://127.0.0.1:\(port)/speech/v3/speechToText", authorization: .token(token))

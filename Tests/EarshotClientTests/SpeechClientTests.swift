@@ -5,11 +5,12 @@ import EarshotIO
 import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The speech client against the real service on loopback, with real speech.
-@Suite(.serialized) struct SpeechClientTests {
+@Suite(.serialized, .waiting) struct SpeechClientTests {
     static func configuration(_ server: RunningService, format: CodecFormat = .speexWideband)
         -> SpeechRequestConfiguration
     {
@@ -151,7 +152,7 @@ struct SilencePaddedSource: AudioSource {
     }
 
     mutating func read() throws -> AudioBuffer? {
-        if var source = inner {
+        if let source = inner {
             if let buffer = try source.read() {
                 inner = source
                 next = buffer.startFrame + Int64(buffer.frameCount)

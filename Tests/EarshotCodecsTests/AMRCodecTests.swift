@@ -1,11 +1,12 @@
 import EarshotCodecs
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// AMR-NB through opencore-amrnb, on the LibriVox speech at 8 kHz, checked by ffmpeg and sox.
-@Suite struct AMRCodecTests {
+@Suite(.computing) struct AMRCodecTests {
     static let magic = Array("#!AMR\n".utf8)
 
     static func encode(_ audio: AudioBuffer, configuration: AMREncoder.Configuration = .init()) throws -> [UInt8] {

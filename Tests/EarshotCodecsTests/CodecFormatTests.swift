@@ -1,7 +1,8 @@
 import EarshotCodecs
+import EarshotTestTraits
 import Testing
 
-@Suite struct CodecFormatTests {
+@Suite(.computing) struct CodecFormatTests {
     @Test func contentTypesAreTheSpeechAPIs() {
         #expect(CodecFormat.speexWideband.contentType() == "audio/x-speex-with-header-byte;rate=16000")
         #expect(CodecFormat.speexNarrowband.contentType() == "audio/x-speex-with-header-byte;rate=8000")

@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 /// Replays the codec fuzz targets' seeds and saved findings (`Fuzz/corpus/<target>/`,
 /// `Fuzz/regressions/<target>/`) through ``CodecFuzzEntry``: each must decode, or be refused with an
 /// `EarshotError`, the same way whole and in pieces, never crash or hang.
-@Suite struct CodecFuzzRegressionTests {
+@Suite(.computing) struct CodecFuzzRegressionTests {
     static let targets = ["wav", "amr", "speex", "ogg"]
 
     @Test(arguments: targets)

@@ -12,7 +12,7 @@ import Testing
 enum CodecRoundTrip {
     /// A LibriVox clip at `rate` mono (resampled from its native 16 kHz when needed).
     static func speech(_ clip: LibriVoxClips.Clip, rate: Int = 16_000) throws -> AudioBuffer {
-        var source = try AudioFileSource(path: clip.path)
+        let source = try AudioFileSource(path: clip.path)
         let resampler = try Resampler(inputFormat: source.format, configuration: .init(sampleRate: rate, quality: 10))
         var all = AudioBuffer(format: resampler.outputFormat)
         var output = StageOutput<AudioBuffer>()
@@ -67,7 +67,7 @@ enum CodecRoundTrip {
 
     /// Reads a file written by an independent tool (sox, ffmpeg, speexdec) into memory.
     static func readFile(_ path: String) throws -> AudioBuffer {
-        var source = try AudioFileSource(path: path)
+        let source = try AudioFileSource(path: path)
         var all = AudioBuffer(format: source.format)
         while let buffer = try source.read() { all.samples += buffer.samples }
         return all

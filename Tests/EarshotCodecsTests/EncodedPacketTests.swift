@@ -1,9 +1,10 @@
 import EarshotCodecs
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 /// The packet-time rule every encoder shares: padding carries no media time.
-@Suite struct EncoderPacketTimeTests {
+@Suite(.computing) struct EncoderPacketTimeTests {
     @Test(arguments: CodecFormat.allCases)
     func packetsEndWhereTheInputEnded(codec: CodecFormat) throws {
         var encoder = try codec.makeEncoder()

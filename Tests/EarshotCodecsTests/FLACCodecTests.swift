@@ -1,11 +1,12 @@
 import EarshotCodecs
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// FLAC through libFLAC, streamed both ways, checked against ffmpeg's and sox's FLAC.
-@Suite struct FLACCodecTests {
+@Suite(.computing) struct FLACCodecTests {
     static func encode(_ audio: AudioBuffer, configuration: FLACEncoder.Configuration = .init()) throws -> [UInt8] {
         var encoder = try FLACEncoder(inputFormat: audio.format, configuration: configuration)
         return try CodecRoundTrip.encode(audio, with: &encoder)

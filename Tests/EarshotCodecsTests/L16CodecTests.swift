@@ -1,11 +1,12 @@
 import EarshotCodecs
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// Raw big-endian 16-bit PCM (`audio/L16`), checked against sox reading it as raw audio.
-@Suite struct L16CodecTests {
+@Suite(.computing) struct L16CodecTests {
     static func encode(_ audio: AudioBuffer) throws -> [UInt8] {
         var encoder = L16Encoder(inputFormat: audio.format)
         return try CodecRoundTrip.encode(audio, with: &encoder)

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotLab
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 
 /// Ogg Opus (RFC 7845) on the LibriVox speech, checked against ffmpeg's two Opus decoders and
 /// ffmpeg's libopus encoder. (Debian's sox has no Opus support: `sox --help-format opus` finds none.)
-@Suite struct OggOpusTests {
+@Suite(.computing) struct OggOpusTests {
     static func encode(_ audio: AudioBuffer, _ configuration: OggOpusEncoder.Configuration = .init()) throws -> [UInt8]
     {
         var encoder = try OggOpusEncoder(configuration: configuration, serialNumber: 5)

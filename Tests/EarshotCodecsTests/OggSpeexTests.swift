@@ -1,12 +1,13 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotCodecs
 
 /// Ogg Speex files, on the LibriVox speech, checked against speexdec and speexenc.
-@Suite struct OggSpeexTests {
+@Suite(.computing) struct OggSpeexTests {
     static func encode(_ audio: AudioBuffer, _ configuration: SpeexEncoder.Configuration = .init()) throws -> [UInt8] {
         var encoder = try OggSpeexEncoder(configuration: configuration, serialNumber: 42)
         return try CodecRoundTrip.encode(audio, with: &encoder)

@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -114,7 +115,7 @@ enum OggTestSupport {
 }
 
 /// The Ogg page writer and packet reader over libogg.
-@Suite struct OggTests {
+@Suite(.computing) struct OggTests {
     /// Packets of assorted sizes: empty-ish, exactly 255 (a lacing value of 255 then 0), several
     /// segments, and one larger than a page's 65 025-byte body.
     static let packets: [[UInt8]] = [1, 254, 255, 256, 600, 70_000, 3, 510].enumerated().map { index, size in

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotLab
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 
 /// Speex with a length byte per frame (the Speech SDK's upload format), on the LibriVox speech,
 /// checked against speexdec.
-@Suite struct SpeexCodecTests {
+@Suite(.computing) struct SpeexCodecTests {
     static func encode(_ audio: AudioBuffer, _ configuration: SpeexEncoder.Configuration = .init()) throws -> [UInt8] {
         var encoder = try SpeexEncoder(configuration: configuration)
         return try CodecRoundTrip.encode(audio, with: &encoder)

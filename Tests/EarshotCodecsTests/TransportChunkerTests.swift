@@ -1,5 +1,6 @@
 import EarshotCodecs
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 private func packet(_ bytes: [UInt8], from start: Int64, to end: Int64) -> EncodedPacket {
@@ -8,7 +9,7 @@ private func packet(_ bytes: [UInt8], from start: Int64, to end: Int64) -> Encod
     )
 }
 
-@Suite struct TransportChunkerTests {
+@Suite(.computing) struct TransportChunkerTests {
     @Test(arguments: [1, 7, 100, 512, 513, 5_000])
     func cutsAnyPacketSizesIntoFullChunksPreservingBytes(packetSize: Int) throws {
         var chunker = try TransportChunker()

@@ -1,6 +1,7 @@
 import EarshotCodecs
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -30,7 +31,7 @@ enum RIFF {
 }
 
 /// Streaming WAV, as the Speech SDK sends it, through our encoder and decoder, ffmpeg and sox.
-@Suite struct WAVCodecTests {
+@Suite(.computing) struct WAVCodecTests {
     static func encode(_ audio: AudioBuffer) throws -> [UInt8] {
         var encoder = try WAVEncoder(inputFormat: audio.format)
         return try CodecRoundTrip.encode(audio, with: &encoder)
@@ -247,7 +248,7 @@ enum RIFF {
 }
 
 /// What a writer on a pipe puts in the header: a guessed length, sox's 0x7FFFF000, RF64.
-@Suite struct WAVStreamLengthTests {
+@Suite(.computing) struct WAVStreamLengthTests {
     static let samples: [Int16] = [100, -200, 300, -400, 500, -600]
 
     static func decode(_ bytes: [UInt8], lengths: WAVDecoder.Lengths) throws -> [Int16] {

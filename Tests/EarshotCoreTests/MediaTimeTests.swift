@@ -1,7 +1,8 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
-@Suite struct MediaTimeTests {
+@Suite(.computing) struct MediaTimeTests {
     @Test func comparesExactlyAcrossRates() {
         let a = MediaTime(frame: 44_100, sampleRate: 44_100)
         let b = MediaTime(frame: 16_000, sampleRate: 16_000)
@@ -24,7 +25,7 @@ import Testing
     }
 }
 
-@Suite struct AudioFormatTests {
+@Suite(.computing) struct AudioFormatTests {
     @Test(arguments: [0, 999, 384_001, -8_000])
     func rejectsUnsupportedRates(rate: Int) {
         #expect(throws: EarshotError.self) { try AudioFormat(sampleRate: rate, channelCount: 1) }
@@ -52,7 +53,7 @@ import Testing
     }
 }
 
-@Suite struct PCMTests {
+@Suite(.computing) struct PCMTests {
     @Test func everyInt16RoundTripsThroughFloat() {
         for value in Int16.min...Int16.max {
             #expect(PCM.int16(PCM.float(value)) == value)
@@ -66,7 +67,7 @@ import Testing
     }
 }
 
-@Suite struct RequireFormatTests {
+@Suite(.computing) struct RequireFormatTests {
     @Test func namesTheStageAndBothFormats() throws {
         let buffer = AudioBuffer(format: .narrowband, samples: [0])
         try buffer.requireFormat(.narrowband, stage: "resampler")

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 /// Multiplies samples by a gain and posts one level event per buffer: enough to observe composition.
@@ -42,7 +43,7 @@ private struct Sum: AudioStage {
     mutating func finish(into output: inout StageOutput<Float>) throws { output.emit(total) }
 }
 
-@Suite struct StageChainTests {
+@Suite(.computing) struct StageChainTests {
     let format = AudioFormat.wideband
 
     @Test func chainsApplyInOrderAndPassEventsOn() throws {
@@ -80,7 +81,7 @@ private struct Sum: AudioStage {
 }
 
 /// One input to two stages.
-@Suite struct StageForkTests {
+@Suite(.computing) struct StageForkTests {
     let format = AudioFormat.wideband
 
     @Test func bothStagesGetEveryInputAndTheirOutputsAndEventsComeInOrder() throws {

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 /// Records what reaches it: items as "item N", calls as "call NAME"; finishing adds "end".
@@ -22,7 +23,7 @@ private func run<Stage: AudioStage>(_ stage: inout Stage, _ inputs: [Stage.Input
     return outputs
 }
 
-@Suite struct StageControlTests {
+@Suite(.computing) struct StageControlTests {
     @Test func aChainPassesCallsToItsLastStage() throws {
         var chain = Double().then(Double()).then(Recorder())
         var output = StageOutput<String>()

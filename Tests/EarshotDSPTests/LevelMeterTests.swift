@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotDSP
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 private func levels(_ output: StageOutput<AudioBuffer>) -> [(MediaTime, AudioLevel)] {
@@ -10,7 +11,7 @@ private func levels(_ output: StageOutput<AudioBuffer>) -> [(MediaTime, AudioLev
     }
 }
 
-@Suite struct LevelMeterTests {
+@Suite(.computing) struct LevelMeterTests {
     @Test(arguments: [16_000, 44_100, 48_000])
     func sineAtMinus20dBFSMetersMinus23_01RMS(rate: Int) throws {
         let format = try AudioFormat(sampleRate: rate, channelCount: 1)

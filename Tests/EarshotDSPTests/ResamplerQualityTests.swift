@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotDSP
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// output's passband (their gain, whose spread is the passband ripple) and tones between the output's
 /// Nyquist frequency and the input's (whatever comes out of those is aliasing; its level below the
 /// input's is the alias rejection). The README states the figures this prints.
-@Suite struct ResamplerQualityTests {
+@Suite(.computing) struct ResamplerQualityTests {
     struct Figures {
         /// Largest minus smallest gain over the passband tones, dB.
         var rippleDB: Double

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotDSP
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 /// Runs `input` through `resampler` in blocks of `blockFrames`, checking the output's time stamps.
@@ -25,7 +26,7 @@ private func resample(_ input: AudioBuffer, with resampler: Resampler, blockFram
     return output
 }
 
-@Suite struct ResamplerTests {
+@Suite(.computing) struct ResamplerTests {
     @Test(arguments: Resampler.Engine.allCases, [44_100, 48_000])
     func keepsFrequencyAndLengthTo16k(engine: Resampler.Engine, inputRate: Int) throws {
         let format = try AudioFormat(sampleRate: inputRate, channelCount: 1)

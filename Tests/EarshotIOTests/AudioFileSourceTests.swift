@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotIO
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -29,7 +30,7 @@ func everyInt16(channels: Int, format: AudioFormat) -> AudioBuffer {
     return AudioBuffer(format: format, samples: samples)
 }
 
-@Suite struct AudioFileSourceTests {
+@Suite(.computing) struct AudioFileSourceTests {
     @Test(arguments: [
         (AudioFileWriter.FileType.wav, AudioFileWriter.SampleEncoding.pcm16), (.wav, .float32), (.flac, .pcm16),
         (.aiff, .pcm16), (.caf, .pcm16), (.w64, .float32),
@@ -102,7 +103,7 @@ func everyInt16(channels: Int, format: AudioFormat) -> AudioBuffer {
         for _ in 0..<5 { try writer.write(minute) }
         try writer.finish()
 
-        var source = try AudioFileSource(path: path, blockFrames: 4_096)
+        let source = try AudioFileSource(path: path, blockFrames: 4_096)
         var largest = 0
         var frames = 0
         while let buffer = try source.read() {

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotIO
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) throws -> Ea
     }
 }
 
-@Suite struct BadInputTests {
+@Suite(.computing) struct BadInputTests {
     @Test func missingFile() throws {
         let error = try #require(try openingError("/nonexistent/speech.wav"))
         #expect(error.code == .invalidInput)
@@ -93,7 +94,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) throws -> Ea
     }
 }
 
-@Suite struct RawPCMSourceTests {
+@Suite(.computing) struct RawPCMSourceTests {
     @Test(arguments: RawPCMFormat.Encoding.allCases)
     func readsInterleavedLittleEndian(encoding: RawPCMFormat.Encoding) throws {
         let directory = try TemporaryDirectory()

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotIO
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 /// Hands out prepared buffers in order, as a file source would.
@@ -14,7 +15,7 @@ private struct ListSource: AudioSource {
     mutating func read() throws -> AudioBuffer? { buffers.isEmpty ? nil : buffers.removeFirst() }
 }
 
-@Suite struct PacedSourceTests {
+@Suite(.waiting) struct PacedSourceTests {
     @Test func passesBuffersThroughUnchanged() throws {
         let noise = Signal.whiteNoise(seconds: 0.5, format: .wideband, seed: 7)
         var shifted = noise

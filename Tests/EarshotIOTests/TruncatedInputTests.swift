@@ -1,12 +1,13 @@
 import EarshotCore
 import EarshotIO
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// Compressed files cut short are refused like a truncated WAV, naming the file and what was expected,
 /// whichever tool wrote them; the same files whole are read to the end.
-@Suite struct TruncatedInputTests {
+@Suite(.computing) struct TruncatedInputTests {
     static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
 
     /// How each format is made: ffmpeg's MP3 carries a Xing header with its frame count, sox's does not.

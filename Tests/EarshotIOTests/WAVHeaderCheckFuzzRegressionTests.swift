@@ -1,9 +1,10 @@
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 /// Replays the `wav` fuzz target's seeds and saved findings through ``WAVHeaderCheckFuzzEntry``: each
 /// must pass or be refused with an `EarshotError`, never crash or hang.
-@Suite struct WAVHeaderCheckFuzzRegressionTests {
+@Suite(.computing) struct WAVHeaderCheckFuzzRegressionTests {
     @Test func seedsArePresent() {
         #expect(FuzzInputs.files("wav").contains("corpus/wav/sine-16k.wav"))
     }

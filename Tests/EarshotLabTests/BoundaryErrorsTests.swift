@@ -1,8 +1,9 @@
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct BoundaryErrorsTests {
+@Suite(.computing) struct BoundaryErrorsTests {
     let labelled = [LabeledSegment(start: 1.0, end: 2.0), LabeledSegment(start: 3.0, end: 4.5)]
 
     @Test func aPerfectPredictionHasNoError() {

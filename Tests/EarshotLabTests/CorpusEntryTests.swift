@@ -1,9 +1,10 @@
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct CorpusEntryTests {
+@Suite(.computing) struct CorpusEntryTests {
     @Test func speechEndIsTheEndOfTheLastSegment() {
         let entry = CorpusEntry(
             path: "a.wav", duration: 5,

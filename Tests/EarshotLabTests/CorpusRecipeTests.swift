@@ -1,11 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite(.serialized) struct CorpusRecipeTests {
+@Suite(.serialized, .computing) struct CorpusRecipeTests {
     /// Builds `recipe` twice into fresh folders and returns both folders' files, path by path.
     static func buildTwice(_ recipe: CorpusRecipe, limit: Int) throws -> ([String: Data], [String: Data], Corpus) {
         var results: [[String: Data]] = []
@@ -51,7 +52,7 @@ import Testing
     }
 }
 
-@Suite struct LongRecipeTests {
+@Suite(.computing) struct LongRecipeTests {
     @Test func twoBuildsGiveIdenticalRecordingsAndManifests() throws {
         let options = RecipeOptions(seed: 9, limit: 1, minimumRecordingDuration: 40)
         let first = try CorpusBuilder.utterances(.long, options: options)

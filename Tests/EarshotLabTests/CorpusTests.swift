@@ -1,11 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct CorpusTests {
+@Suite(.computing) struct CorpusTests {
     /// A corpus folder with one short WAV per name and `manifest` as its manifest.
     static func corpus(_ manifest: String, audio: [String] = ["a.wav", "b.wav"]) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory("earshot-corpus")

@@ -1,10 +1,12 @@
 import EarshotCore
 import EarshotRecognizer
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
 /// Decoder grids parse as PocketSphinx would take their values, and refuse what it would not.
+@Suite(.computing)
 struct DecoderGridTests {
     @Test func settingsAreTheProductInGridOrder() throws {
         let grid = try DecoderGrid(parsing: ["beam=1e-48,1e-40", "topGaussians=2,4,8"])

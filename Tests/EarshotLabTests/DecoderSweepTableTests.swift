@@ -1,11 +1,13 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
 /// The decoder sweep's table: grid order, the front of word errors versus speed, and reading back.
+@Suite(.computing)
 struct DecoderSweepTableTests {
     static let grid = try! DecoderGrid(parsing: ["beam=1e-48,1e-40,1e-32"])
 

@@ -1,10 +1,12 @@
 import EarshotCore
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
 /// What a decoder sweep decodes: labelled speech cut into utterances as a live endpoint would cut it.
+@Suite(.computing)
 struct DecoderTestSetTests {
     static func segment(_ start: Double, _ end: Double) -> LabeledSegment {
         LabeledSegment(start: start, end: end)

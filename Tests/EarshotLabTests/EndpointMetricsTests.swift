@@ -1,9 +1,10 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct EndpointMetricsTests {
+@Suite(.computing) struct EndpointMetricsTests {
     // An utterance with a pause inside: speech 0.5–1.5 s and 2.5–3.0 s.
     let labelled = [LabeledSegment(start: 0.5, end: 1.5), LabeledSegment(start: 2.5, end: 3.0)]
 

@@ -1,8 +1,9 @@
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct FrameGridTests {
+@Suite(.computing) struct FrameGridTests {
     @Test func cellsAreThoseWhoseMidpointIsInsideTheFile() {
         #expect(FrameGrid.cellCount(duration: 1.0) == 100)
         #expect(FrameGrid.cellCount(duration: 1.004) == 100)  // midpoint of cell 100 is 1.005

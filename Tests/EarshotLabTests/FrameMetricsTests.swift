@@ -1,8 +1,9 @@
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct FrameMetricsTests {
+@Suite(.computing) struct FrameMetricsTests {
     @Test func aPerfectPredictionScoresOne() {
         let labels = [false, true, true, false, true]
         var metrics = FrameMetrics()

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotTestTraits
 import EarshotVAD
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 
 /// The endpointer driven by labels: endpoints at exact, hand-computed times, and a detector that
 /// hears exactly the labels scored against it.
-@Suite struct LabelOracleTests {
+@Suite(.computing) struct LabelOracleTests {
     // Speech 0.5–1.5 s and 2.0–2.6 s: a 0.5 s pause inside.
     static let entry = CorpusEntry(
         path: "u.wav", duration: 5,

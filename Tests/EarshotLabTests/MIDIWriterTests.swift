@@ -1,9 +1,10 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct MIDIWriterTests {
+@Suite(.computing) struct MIDIWriterTests {
     @Test func variableLengthQuantities() {
         #expect(MIDIWriter.variableLength(0) == [0x00])
         #expect(MIDIWriter.variableLength(0x7F) == [0x7F])

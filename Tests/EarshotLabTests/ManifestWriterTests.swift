@@ -1,11 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct ManifestWriterTests {
+@Suite(.computing) struct ManifestWriterTests {
     static let entry = CorpusEntry(
         path: "voices/m3-001.wav", duration: 7.25,
         speech: [LabeledSegment(start: 0.5, end: 2.125), LabeledSegment(start: 2.875, end: 5.0)],

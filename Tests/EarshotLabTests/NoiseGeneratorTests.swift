@@ -1,10 +1,11 @@
 import EarshotCore
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct NoiseGeneratorTests {
+@Suite(.computing) struct NoiseGeneratorTests {
     /// Power in a band, from a plain DFT over `samples` (slow but exact enough for a test).
     static func bandPower(_ samples: [Float], from low: Double, to high: Double) -> Double {
         var total = 0.0

@@ -1,10 +1,11 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
 /// On-time scoring against the label oracle, on hand-made results with hand-computed rates.
-@Suite struct OracleTimingTests {
+@Suite(.computing) struct OracleTimingTests {
     static let labelled = [LabeledSegment(start: 0.5, end: 2.0)]
 
     /// An utterance whose oracle ended on silence at 2.85 s, and whose detector-driven endpoint came at

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
@@ -7,7 +8,7 @@ private struct Failure: Error, Equatable {
     let index: Int
 }
 
-@Suite struct ParallelWorkTests {
+@Suite(.waiting) struct ParallelWorkTests {
     /// Results come back in input order, whichever piece finished first (the later pieces are quicker).
     @Test(arguments: [1, 2, 5])
     func resultsAreInInputOrder(jobs: Int) async throws {

@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import EarshotVAD
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import Testing
 
 /// Another tool's predictions: segments (`NAME.csv`) are scored as the tool gave them, probabilities
 /// (`NAME.prob`) are smoothed as our detectors' are.
-@Suite struct PredictionFilesTests {
+@Suite(.computing) struct PredictionFilesTests {
     static let segments = "start,end\n0.50,1.20\n1.60,2.30\n"
 
     @Test func segmentsAreScoredAsGivenWithoutOurSmoothing() throws {

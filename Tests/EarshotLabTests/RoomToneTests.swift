@@ -1,10 +1,11 @@
 import EarshotCore
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct RoomToneTests {
+@Suite(.computing) struct RoomToneTests {
     /// An AR(1) process x[n] = 0.9·x[n−1] + e[n]: the fitted predictor's first coefficient is ≈ 0.9 and
     /// noise made from it has the same lag-1 correlation, at the level asked for.
     @Test func shapedNoiseKeepsTheBackgroundsSpectrumAndTakesTheGivenLevel() throws {

@@ -1,11 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct SNRMixerTests {
+@Suite(.computing) struct SNRMixerTests {
     /// A "speech" signal: 1 s of silence, 2 s of a 300 Hz tone with a wobble, 1 s of silence.
     static let speech: [Float] = (0..<64_000).map { index in
         guard (16_000..<48_000).contains(index) else { return 0 }

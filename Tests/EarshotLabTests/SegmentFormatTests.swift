@@ -1,10 +1,11 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct SegmentFormatTests {
+@Suite(.computing) struct SegmentFormatTests {
     static let segments = [LabeledSegment(start: 0.25, end: 1.5), LabeledSegment(start: 2.125, end: 3.999)]
 
     @Test(arguments: SegmentFormat.allCases)

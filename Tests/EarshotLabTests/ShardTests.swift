@@ -1,9 +1,10 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct ShardTests {
+@Suite(.computing) struct ShardTests {
     @Test func parsesIOfN() throws {
         let shard = try Shard(parsing: "2/4")
         #expect(shard.index == 2 && shard.count == 4 && shard.description == "2/4")

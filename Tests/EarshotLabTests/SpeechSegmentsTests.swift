@@ -1,10 +1,11 @@
 import EarshotCore
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct SpeechSegmentsTests {
+@Suite(.computing) struct SpeechSegmentsTests {
     @Test func wordsBecomeSegmentsWithShortGapsMerged() {
         let words = [
             LabeledWord(word: "a", start: 0.5, end: 0.8), LabeledWord(word: "b", start: 0.95, end: 1.2),

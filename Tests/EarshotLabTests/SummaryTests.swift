@@ -1,8 +1,9 @@
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct SummaryTests {
+@Suite(.computing) struct SummaryTests {
     @Test func percentilesInterpolateLikeNumpy() {
         // numpy.percentile([1, 2, 3, 4], 90) == 3.7; median 2.5.
         let summary = Summary([4, 1, 3, 2])

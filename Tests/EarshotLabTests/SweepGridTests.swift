@@ -1,10 +1,11 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct SweepGridTests {
+@Suite(.computing) struct SweepGridTests {
     @Test func productInGridOrderWithTheLastParameterFastest() throws {
         let grid = try SweepGrid(parsing: ["detector=energy,spectral", "endingSilence=0.5,0.85"])
         #expect(
@@ -51,7 +52,7 @@ import Testing
     }
 }
 
-@Suite struct ParetoFrontTests {
+@Suite(.computing) struct ParetoFrontTests {
     @Test func dominatedPointsAreOffTheFront() {
         let points: [(x: Double?, y: Double?)] = [
             (0.3, 0.10),  // fast, many truncations: on the front

@@ -1,11 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotLab
 
-@Suite struct SweepTableTests {
+@Suite(.computing) struct SweepTableTests {
     let grid = try! SweepGrid(parsing: ["detector=energy,spectral", "endingSilence=0.3,0.85"])
 
     func row(_ index: Int, latency: Double, truncated: Bool) -> SweepRow {

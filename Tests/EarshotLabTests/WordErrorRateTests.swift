@@ -1,7 +1,9 @@
 import EarshotLab
+import EarshotTestTraits
 import Testing
 
 /// Word error rate on hand-aligned pairs whose counts are known exactly.
+@Suite(.computing)
 struct WordErrorRateTests {
     static let reference = "the cat sat on the mat"
 

@@ -3,10 +3,11 @@ import EarshotDSP
 import EarshotIO
 import EarshotRecognizer
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
-@Suite(.serialized) struct ForcedAlignerTests {
+@Suite(.serialized, .computing) struct ForcedAlignerTests {
     static func load(_ path: String) throws -> [Float] {
         var source = try AudioInput.open(path: path)
         var resampler = try Resampler(inputFormat: source.format)

@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 /// Replays the `grammar` fuzz target's seeds and saved findings (`Fuzz/corpus/grammar/`,
 /// `Fuzz/regressions/grammar/`) through ``GrammarFuzzEntry``: each must be parsed or refused with an
 /// `EarshotError`, never crash, hang or break the entry's checks.
-@Suite struct GrammarFuzzRegressionTests {
+@Suite(.computing) struct GrammarFuzzRegressionTests {
     @Test func seedsArePresent() {
         #expect(FuzzInputs.files("grammar").contains("corpus/grammar/cards.grxml"))
     }

@@ -1,12 +1,13 @@
 import EarshotCore
 import EarshotRecognizer
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// Grammars and lexicons built to exhaust the stack or the memory are refused, quickly, naming the
 /// limit they met; ordinary grammars are untouched by the limits.
-@Suite struct GrammarLimitsTests {
+@Suite(.computing) struct GrammarLimitsTests {
     static func refusal(_ make: () throws -> Any) -> String {
         do {
             _ = try make()
@@ -91,7 +92,7 @@ import Testing
 
 /// Documents that are not UTF-8, or hold processing instructions, are refused before Foundation's XML
 /// parser, which traps on them.
-@Suite struct MarkupEncodingTests {
+@Suite(.computing) struct MarkupEncodingTests {
     @Test(
         arguments: [
             ([0x3C, 0xFF, 0x61, 0x2F, 0x3E], "not valid UTF-8"),

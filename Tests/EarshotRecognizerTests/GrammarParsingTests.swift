@@ -1,9 +1,10 @@
 import EarshotCore
 import EarshotRecognizer
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
-@Suite struct GrammarParsingTests {
+@Suite(.computing) struct GrammarParsingTests {
     static func grammar(_ rules: String, root: String = "main", attributes: String = "") throws -> RecognitionGrammar {
         try RecognitionGrammar(
             srgs: Array(

@@ -2,12 +2,13 @@ import EarshotCore
 import EarshotIO
 import EarshotRecognizer
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// Grammars and lexicons on real recordings: the cards recordings of pocketsphinx-testdata with
 /// the repository's SRGS cards grammar, and LibriVox sentences that the grammar does not cover.
-@Suite struct GrammarRecognitionTests {
+@Suite(.computing) struct GrammarRecognitionTests {
     static func recording(_ path: String) throws -> AudioBuffer {
         let source = try AudioFileSource(path: path)
         var samples: [Float] = []

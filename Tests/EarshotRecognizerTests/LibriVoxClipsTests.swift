@@ -1,9 +1,11 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The fixture reads Debian's transcription file as it is, and says which package is missing.
+@Suite(.computing)
 struct LibriVoxClipsTests {
     @Test func listsTheFiveClipsWithTheirTranscripts() throws {
         let clips = try LibriVoxClips.load()

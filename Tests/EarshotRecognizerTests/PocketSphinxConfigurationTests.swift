@@ -1,9 +1,11 @@
 import EarshotCore
 import EarshotRecognizer
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// Model paths are checked before PocketSphinx sees them, with errors naming the missing file.
+@Suite(.computing)
 struct PocketSphinxConfigurationTests {
     static let model = PocketSphinxConfiguration.debianModelDirectory
 

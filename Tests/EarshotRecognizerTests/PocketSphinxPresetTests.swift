@@ -1,11 +1,13 @@
 import EarshotCore
 import EarshotLab
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotRecognizer
 
 /// The `--decoder` presets: what each hands PocketSphinx, and that the fastest still recognizes speech.
+@Suite(.computing)
 struct PocketSphinxPresetTests {
     /// The search flags of `preset`, as PocketSphinx receives them.
     static func flags(_ preset: PocketSphinxConfiguration.Preset) -> [String: String] {

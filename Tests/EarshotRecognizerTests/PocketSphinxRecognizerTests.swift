@@ -2,12 +2,14 @@ import EarshotCore
 import EarshotIO
 import EarshotLab
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotRecognizer
 
 /// Real PocketSphinx on the real LibriVox recordings Debian ships.
+@Suite(.computing)
 struct PocketSphinxRecognizerTests {
     /// With `adapting` false each clip is decoded as by a fresh recognizer, as `pocketsphinx_continuous`
     /// decodes one file (it scores 0.366 with PocketSphinx's own search, the accurate preset); with

@@ -1,9 +1,11 @@
 import EarshotCore
 import EarshotRecognizer
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 /// The stage emits exactly one final result, at `finish`, whatever the stream held.
+@Suite(.computing)
 struct RecognizerStageTests {
     @Test func emitsOneResultAtFinish() throws {
         let audio = try RecognizerFixtures.audio(of: RecognizerFixtures.clip(RecognizerFixtures.shortClipID))

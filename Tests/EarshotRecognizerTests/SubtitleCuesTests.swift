@@ -1,9 +1,10 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotRecognizer
 
-@Suite struct SubtitleCuesTests {
+@Suite(.computing) struct SubtitleCuesTests {
     /// Words of `length` letters, each 0.3 s long with 0.05 s between, starting at `start` seconds.
     private func words(_ count: Int, length: Int = 5, start: Double = 0, gap: Double = 0.05) -> [RecognizedWord] {
         (0..<count).map { index in
@@ -52,7 +53,7 @@ import Testing
     }
 }
 
-@Suite struct SubtitleSpeechTrimTests {
+@Suite(.computing) struct SubtitleSpeechTrimTests {
     private func time(_ seconds: Double) -> MediaTime {
         MediaTime(frame: Int64((seconds * 16_000).rounded()), sampleRate: 16_000)
     }

@@ -1,11 +1,13 @@
 import EarshotCore
 import EarshotIO
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotRecognizer
 
 /// Word times in an utterance that holds a pause: two LibriVox clips with 2 s of silence between.
+@Suite(.computing)
 struct WordTimesAcrossPausesTests {
     @Test func wordTimesStayOnTheAudio() throws {
         let clips = try LibriVoxClips.load()

@@ -1,7 +1,8 @@
 import EarshotServer
+import EarshotTestTraits
 import Testing
 
-@Suite struct FailedAttemptsTests {
+@Suite(.waiting) struct FailedAttemptsTests {
     let start = ContinuousClock.now
 
     @Test func theLimitHoldsForTheWindowThenLifts() {

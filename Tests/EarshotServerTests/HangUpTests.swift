@@ -2,12 +2,13 @@ import EarshotCodecs
 import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// A client that hangs up in the middle of its upload stops its recognition within a second: the
 /// recognizer goes back to the pool and the next client is served.
-@Suite(.serialized) struct HangUpTests {
+@Suite(.serialized, .waiting) struct HangUpTests {
     /// 16 kHz 16-bit mono, as the L16 upload carries it.
     static let bytesPerSecond = 32_000
 

@@ -1,8 +1,9 @@
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotServer
 
-@Suite struct MultipartReaderTests {
+@Suite(.waiting) struct MultipartReaderTests {
     static let boundary = "gc0p4Jq0M2Yt08jU534c0p"
 
     /// A body of parts (name, content type, bytes), with an optional preamble.

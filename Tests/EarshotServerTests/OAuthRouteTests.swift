@@ -1,10 +1,11 @@
 import EarshotServer
 import EarshotServerTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `POST /oauth/token` over HTTP: both grants and every refusal.
-@Suite(.serialized) struct OAuthRouteTests {
+@Suite(.serialized, .waiting) struct OAuthRouteTests {
     func post(_ server: RunningService, _ form: String, contentType: String = "application/x-www-form-urlencoded")
         async throws -> HTTPReply
     {

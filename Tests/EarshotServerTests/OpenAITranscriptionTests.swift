@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotRecognizer
+import EarshotTestTraits
 import EarshotWire
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import Testing
 
 /// The pieces of the OpenAI-compatible route that need no server: form fields, the five response
 /// formats, and the error shape.
-@Suite struct OpenAITranscriptionTests {
+@Suite(.waiting) struct OpenAITranscriptionTests {
     static let models = ["pocketsphinx-en-us"]
 
     static func refusal(_ body: () throws(ServiceError) -> Void) -> ServiceError? {

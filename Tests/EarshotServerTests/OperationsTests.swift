@@ -2,10 +2,12 @@ import EarshotCodecs
 import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The readiness a load balancer sees, as a pure value.
+@Suite(.waiting)
 struct ReadinessTests {
     @Test func readinessMovesOneWay() {
         #expect(Readiness.starting.recognizersLoaded() == .ready)
@@ -32,8 +34,11 @@ struct Exposition {
             }
             if line.hasPrefix("#") { continue }
             let space = try #require(line.lastIndex(of: " "), "\(line)")
-            let number: Double? = Double(String(line[line.index(after: space)...]))
-            samples[String(line[..<space])] = try #require(number, "\(line)")
+            guard let value = Double(String(line[line.index(after: space)...])) else {
+                Issue.record("not a number at the end of the metrics line: \(line)")
+                continue
+            }
+            samples[String(line[..<space])] = value
         }
     }
 
@@ -41,7 +46,7 @@ struct Exposition {
 }
 
 /// `GET /health` and `GET /metrics` of the real service.
-@Suite(.serialized) struct OperationsTests {
+@Suite(.serialized, .waiting) struct OperationsTests {
     func scrape(_ server: RunningService) async throws -> Exposition {
         let reply = try await LoopbackClient.get(port: server.port, path: "/metrics")
         #expect(reply.status == 200)

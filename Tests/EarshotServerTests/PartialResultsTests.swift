@@ -2,11 +2,12 @@ import EarshotCodecs
 import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The Earshot extension: NDJSON partial hypotheses while the upload continues, then the final document.
-@Suite(.serialized) struct PartialResultsTests {
+@Suite(.serialized, .waiting) struct PartialResultsTests {
     @Test func partialHypothesesArriveWhileUploadingThenTheFinalDocument() async throws {
         let server = try await RunningService.start()
         let clip = try #require(SpeechFixtures.clips.first { $0.id.hasSuffix("0870") })

@@ -4,6 +4,7 @@ import EarshotRecognizer
 import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Synchronization
 import Testing
@@ -11,7 +12,7 @@ import Testing
 /// The service's routes know their recognizers only through ``GrammarRecognizer``: given PocketSphinx
 /// behind a recorder of what is asked of it, the service answers as with PocketSphinx itself, and every
 /// reset, sample, grammar and result goes through the protocol.
-@Suite(.serialized) struct RecognizerSeamTests {
+@Suite(.serialized, .waiting) struct RecognizerSeamTests {
     /// What the routes asked of the recognizers, across all of them.
     final class Ledger: Sendable {
         struct Entries {

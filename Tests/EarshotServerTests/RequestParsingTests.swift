@@ -1,11 +1,13 @@
 import EarshotCodecs
 import EarshotRecognizer
 import EarshotServer
+import EarshotTestTraits
 import EarshotWire
 import Foundation
 import FoundationXML
 import Testing
 
+@Suite(.waiting)
 struct AudioContentTypeTests {
     @Test(arguments: [
         ("audio/x-speex-with-header-byte;rate=16000", CodecFormat.speexWideband, nil as Int?),
@@ -36,6 +38,7 @@ struct AudioContentTypeTests {
     }
 }
 
+@Suite(.waiting)
 struct ExtraArgumentsTests {
     @Test func theSeedsExampleParses() {
         let arguments = ExtraArguments(headers: [
@@ -52,6 +55,7 @@ struct ExtraArgumentsTests {
     }
 }
 
+@Suite(.waiting)
 struct RecognitionDocumentTests {
     @Test func aResultBecomesTheSpeechToTextJSON() throws {
         let words = [
@@ -99,6 +103,7 @@ struct RecognitionDocumentTests {
     }
 }
 
+@Suite(.waiting)
 struct RenderingTests {
     static let document: RecognitionDocument = {
         let words = [
@@ -152,6 +157,7 @@ struct RenderingTests {
     }
 }
 
+@Suite(.waiting)
 struct RecognitionJSONBytesTests {
     @Test func fieldsComeInTheSeedsOrderAndStringsAreEscaped() throws {
         let word = RecognizedWord(

@@ -1,10 +1,11 @@
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 /// Replays the service parsers' fuzz seeds and saved findings (`Fuzz/corpus/<target>/`,
 /// `Fuzz/regressions/<target>/`) through ``ServerFuzzEntry``: each must be read or refused the same
 /// way whole and in pieces, never crash or hang.
-@Suite struct ServerFuzzRegressionTests {
+@Suite(.waiting) struct ServerFuzzRegressionTests {
     static let targets = ["multipart", "xarg", "oauthform"]
 
     @Test(arguments: targets)

@@ -1,6 +1,8 @@
 import EarshotServer
+import EarshotTestTraits
 import Testing
 
+@Suite(.waiting)
 struct SpeechContextTests {
     @Test(arguments: SpeechContext.allCases)
     func namesParseWhateverTheirCase(_ context: SpeechContext) {

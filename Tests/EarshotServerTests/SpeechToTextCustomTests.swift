@@ -2,11 +2,12 @@ import EarshotCodecs
 import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// `/speech/v3/speechToTextCustom` on a loopback port: real grammars, lexicons and recordings.
-@Suite(.serialized) struct SpeechToTextCustomTests {
+@Suite(.serialized, .waiting) struct SpeechToTextCustomTests {
     static let boundary = "earshot-test-boundary-2c1f"
     static let path = "/speech/v3/speechToTextCustom"
 

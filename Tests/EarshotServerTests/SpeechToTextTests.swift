@@ -2,11 +2,12 @@ import EarshotCodecs
 import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// The service on a loopback port, driven over real HTTP with real speech.
-@Suite(.serialized) struct SpeechToTextTests {
+@Suite(.serialized, .waiting) struct SpeechToTextTests {
     /// Every wire format of the Speech API, recognized while it streams in chunked, matches what the
     /// embedded recognizer makes of the same audio decoded whole.
     @Test(arguments: [
@@ -220,7 +221,7 @@ import Testing
 }
 
 /// Bad requests running beside a good one do not change its answer.
-@Suite(.serialized) struct IsolationTests {
+@Suite(.serialized, .waiting) struct IsolationTests {
     @Test func badUploadsDoNotDisturbAGoodOneRunningBesideThem() async throws {
         // 3 s, not less: under the full suite a handler can wait over a second for a thread, and its
         // quick 400 would turn into a 408.

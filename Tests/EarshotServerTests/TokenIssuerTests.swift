@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotServer
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -14,6 +15,7 @@ private struct CountingGenerator: RandomNumberGenerator {
 }
 
 /// The token rules, driven by instants and a seeded generator, without a server.
+@Suite(.waiting)
 struct TokenIssuerTests {
     /// A whole second, so expiries fall exactly on the lifetimes.
     let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -208,6 +210,7 @@ struct TokenIssuerTests {
 }
 
 /// Static API keys: read from a file with their scopes, accepted for those scopes only.
+@Suite(.waiting)
 struct APIKeysTests {
     @Test func aKeyFileGivesEachKeyItsScopes() throws {
         let keys = try APIKeys(
@@ -242,6 +245,7 @@ struct APIKeysTests {
 }
 
 /// Token key files: the key's forms, and every refusal naming the file.
+@Suite(.waiting)
 struct TokenKeyTests {
     let hex = "00112233445566778899aabbccddeeff0f1e2d3c4b5a69788796a5b4c3d2e1f0"
 

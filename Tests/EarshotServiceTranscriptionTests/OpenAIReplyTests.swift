@@ -1,6 +1,7 @@
 import EarshotClient
 import EarshotCore
 import EarshotRecognizer
+import EarshotTestTraits
 import EarshotWire
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 
 /// A service's reply — here an OpenAI-compatible server's `verbose_json` — becomes a result in the
 /// recording's media time, whether it gives word times, only segments, or only text.
-@Suite struct OpenAIReplyTests {
+@Suite(.computing) struct OpenAIReplyTests {
     /// A 4 s segment that starts 10 s into its recording.
     static let audio = AudioBuffer(
         format: try! AudioFormat(sampleRate: 16_000, channelCount: 1), samples: [Float](repeating: 0, count: 64_000),

@@ -1,11 +1,12 @@
 import EarshotClient
+import EarshotTestTraits
 import Foundation
 import Testing
 
 /// When a request is sent again (the client's `RetryPolicy`): the back-off doubles, a connection
 /// failure is retried sooner, a service's `Retry-After` is waited out when it asks for longer than the
 /// back-off, and only transient failures are retried.
-@Suite struct RetryPolicyTests {
+@Suite(.computing) struct RetryPolicyTests {
     @Test func retryAfterIsReadAsSecondsOrAnHTTPDate() throws {
         #expect(SpeechClientError.retryAfter(header: "1") == 1)
         #expect(SpeechClientError.retryAfter(header: " 120 ") == 120)

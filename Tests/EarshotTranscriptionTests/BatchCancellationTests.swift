@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotRecognizer
+import EarshotTestTraits
 import EarshotVAD
 import Synchronization
 import Testing
@@ -7,7 +8,7 @@ import Testing
 @testable import EarshotTranscription
 
 /// Cancelling the task that runs a batch reaches the workers, and a worker's fatal error stops the rest.
-@Suite struct BatchCancellationTests {
+@Suite(.waiting) struct BatchCancellationTests {
     final class Counter: Sendable {
         private let count = Atomic<Int>(0)
         func add() { count.add(1, ordering: .sequentiallyConsistent) }

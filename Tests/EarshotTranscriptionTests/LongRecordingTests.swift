@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotLab
 import EarshotTesting
+import EarshotTestTraits
 import EarshotVAD
 import Foundation
 import Testing
@@ -9,7 +10,7 @@ import Testing
 @testable import EarshotTranscription
 
 /// The done-when checks of long-file transcription, on a recording of the long corpus.
-@Suite(.serialized) struct LongRecordingTests {
+@Suite(.serialized, .computing) struct LongRecordingTests {
     @Test func noLabelledWordIsCutBySegmentBoundaries() throws {
         let recording = try LongRecordingFixture.built.get()
         let words = try #require(recording.entry.words)

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotTestTraits
 import Synchronization
 import Testing
 
@@ -7,9 +8,9 @@ import Testing
 /// The queue between the reading task and a worker: in order, bounded, and closed without leaving
 /// anyone waiting.
 ///
-/// The tasks run on an executor of the suite's own: the other suites keep Swift's cooperative pool
-/// busy with blocking work for minutes at a time, which would starve them (and their time limit).
-@Suite(.timeLimit(.minutes(1))) struct SegmentQueueTests {
+/// The tasks run on an executor of the suite's own, and the suite on the waiting threads: queued
+/// behind the computing suites, they would spend their time limit waiting for a thread.
+@Suite(.timeLimit(.minutes(1)), .waiting) struct SegmentQueueTests {
     static let executor = BlockingExecutor(threadCount: 2)
 
     @Test func itemsComeOutInOrderThenNilAfterClose() async {

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotIO
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// Live/offline parity for the whole chain a session runs — detector, smoother, endpointer: a file fed
 /// whole, in random-sized blocks, or paced like a microphone gives the same decisions and the same
 /// events at the same media times, exactly.
-@Suite struct ChainParityTests {
+@Suite(.computing) struct ChainParityTests {
     /// A chain ending on silence early enough to endpoint inside the clip, so every event kind occurs.
     static func chain(_ kind: DetectorKind) throws -> some AudioStage<AudioBuffer, VADDecision> {
         let detector = try kind.makeDetector(sampleRate: 16_000)
@@ -47,7 +48,7 @@ import Testing
     func wholeBlockedAndPacedGiveTheSameEvents(kind: DetectorKind) throws {
         // A committed corpus sample: speech with pauses inside, then 3 s of noise floor; the 0.3 s
         // endingSilence endpoints in the first pause.
-        var file = try AudioFileSource(path: Self.sample, blockFrames: 1 << 20)
+        let file = try AudioFileSource(path: Self.sample, blockFrames: 1 << 20)
         let whole = try #require(try file.read())
         var wholeSource = Blocks(blocks: [whole])
         let reference = try Self.run(kind, &wholeSource)

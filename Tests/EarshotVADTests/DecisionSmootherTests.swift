@@ -1,10 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
 /// The smoother's steps one at a time on scripted probabilities, with exact labels and decision times.
+@Suite(.computing)
 struct DecisionSmootherTests {
     static func smoother(_ configuration: SmoothingConfiguration) throws -> DecisionSmoother {
         try DecisionSmoother(configuration: configuration, sampleRate: Script.rate, hopLength: Script.hop)

@@ -1,9 +1,10 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
-@Suite struct DetectorKindTests {
+@Suite(.computing) struct DetectorKindTests {
     @Test(arguments: DetectorKind.allCases)
     func makesTheNamedDetector(kind: DetectorKind) throws {
         let models = DetectorModels(silero: try SileroFixtures.model())

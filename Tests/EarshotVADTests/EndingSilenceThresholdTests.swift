@@ -1,11 +1,13 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
 /// ``EndpointerConfiguration/endingSilenceThreshold``: trailing silence runs from the last speech
 /// decision at or above it, on scripted decisions (10 ms each) with exact event times.
+@Suite(.computing)
 struct EndingSilenceThresholdTests {
     static func configuration(
         endingSilence: Double = 0.05, threshold: Float, rules: [EndpointRule] = []

@@ -1,10 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
 /// The SDK's defaults, the infinite interval, rule sets, and errors that name the field.
+@Suite(.computing)
 struct EndpointerConfigurationTests {
     @Test func defaultsAreTheSDKs() throws {
         let configuration = try EndpointerConfiguration()

@@ -1,10 +1,12 @@
 import EarshotCore
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
 /// The endpointer chained after the smoother: events carry the smoothing delay, and decisions stop
 /// flowing when the interaction ends.
+@Suite(.computing)
 struct EndpointerStageTests {
     static func chain(_ endpointer: EndpointerConfiguration) throws -> StageChain<DecisionSmoother, EndpointerStage> {
         let smoothing = try SmoothingConfiguration(

@@ -1,10 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
 /// The endpointer state machine on scripted decisions (10 ms each), with exact event times.
+@Suite(.computing)
 struct EndpointerTests {
     static func configuration(
         maxInitialSilence: Double = 0.5, endingSilence: Double = 0.05, minRecordingTime: Double = 0,

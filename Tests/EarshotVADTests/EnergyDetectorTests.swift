@@ -1,10 +1,11 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
-@Suite struct EnergyDetectorTests {
+@Suite(.computing) struct EnergyDetectorTests {
     @Test(arguments: [8_000, 16_000, 44_100, 48_000])
     func hopIsTenMillisecondsAtAnyRate(rate: Int) throws {
         let detector = try EnergyDetector(sampleRate: rate)
@@ -73,7 +74,7 @@ import Testing
     }
 }
 
-@Suite struct DigitalSilenceTests {
+@Suite(.computing) struct DigitalSilenceTests {
     /// Speech-like bursts separated by digital zero, then room tone at −66 dBFS: the tone is not speech,
     /// because no detector adapts its noise estimate to a gap that holds no signal.
     @Test(arguments: [DetectorKind.energy, .spectral])

@@ -1,8 +1,9 @@
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
-@Suite struct LongTermVariabilityTests {
+@Suite(.computing) struct LongTermVariabilityTests {
     /// Feeds `frames` rows of band powers and returns the last LTSV.
     static func ltsv(_ frames: [[Float]], window: Int = 30) -> Float {
         let measure = LongTermVariability(bandCount: frames[0].count, window: window)

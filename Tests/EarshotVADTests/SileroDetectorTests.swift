@@ -1,11 +1,12 @@
 import EarshotCore
+import EarshotTestTraits
 import Foundation
 import Testing
 
 @testable import EarshotVAD
 
 /// Our inference of Silero VAD v6 against ONNX Runtime's, on real recordings, and its streaming state.
-@Suite struct SileroDetectorTests {
+@Suite(.computing) struct SileroDetectorTests {
     /// Every 32 ms chunk of six real recordings (LibriVox, cards, the noisy corpus's sample) within 1e-4
     /// of onnxruntime's probability, through the same VADStage framing every command uses.
     @Test func probabilitiesMatchOnnxRuntime() throws {

@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 
 /// Loading `silero_vad.onnx`: the real file's tensors, and one clear error for files that are not it.
 /// The bad files are made here from the real one; no weights are committed.
-@Suite struct SileroModelTests {
+@Suite(.computing) struct SileroModelTests {
     static func load(_ bytes: [UInt8]) throws -> (error: EarshotError, path: String) {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

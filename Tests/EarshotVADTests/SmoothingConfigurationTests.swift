@@ -1,10 +1,12 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
 /// Smoothing settings default to Silero's and are checked at init, naming the field.
+@Suite(.computing)
 struct SmoothingConfigurationTests {
     @Test func defaultsAreSileros() throws {
         let configuration = try SmoothingConfiguration()

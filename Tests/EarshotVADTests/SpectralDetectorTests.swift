@@ -1,10 +1,11 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
-@Suite struct SpectralDetectorTests {
+@Suite(.computing) struct SpectralDetectorTests {
     @Test(arguments: [(8_000, 128, 80), (16_000, 256, 160)])
     func frameGeometry(rate: Int, frameLength: Int, hop: Int) throws {
         let detector = try SpectralDetector(sampleRate: rate)

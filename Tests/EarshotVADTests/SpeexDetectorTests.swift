@@ -1,10 +1,11 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
 
-@Suite struct SpeexDetectorTests {
+@Suite(.computing) struct SpeexDetectorTests {
     @Test func silenceIsNotSpeech() throws {
         let frames = try VADFixtures.frames(
             SpeexDetector(sampleRate: 16_000), [Signal.silence(seconds: 2, format: .wideband)])

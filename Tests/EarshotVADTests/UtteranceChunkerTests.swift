@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotTesting
+import EarshotTestTraits
 import Foundation
 import Testing
 
@@ -76,7 +77,7 @@ enum ChunkerSignals {
     }
 }
 
-@Suite struct UtteranceChunkerTests {
+@Suite(.computing) struct UtteranceChunkerTests {
     /// The segments tile `buffer` exactly and none is longer than the maximum.
     private func expectTiling(_ chunks: [UtteranceChunk], of buffer: AudioBuffer, max: Double) {
         #expect(chunks.first?.start == buffer.startTime)

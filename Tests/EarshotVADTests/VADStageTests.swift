@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotIO
 import EarshotTesting
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotVAD
@@ -28,7 +29,7 @@ private final class ProbeDetector: VoiceActivityDetector {
     func reset() { windows = [] }
 }
 
-@Suite struct VADStageTests {
+@Suite(.computing) struct VADStageTests {
     /// Frame i sees samples [(i+1)·hop + lookAhead − frameLength, (i+1)·hop + lookAhead), zeros outside
     /// the stream; frames tile the stream exactly, the last one partial.
     @Test(arguments: [(5, 2, 1), (4, 4, 0), (3, 2, 3), (10, 3, 2)])
