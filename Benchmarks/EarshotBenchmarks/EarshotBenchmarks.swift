@@ -33,6 +33,7 @@ let benchmarks: @Sendable () -> Void = {
     registerEndpointingBenchmarks()
     registerChainBenchmarks(speech16k: fixtures.speech16k, speechFiles: [fixtures.speech48k, fixtures.speech44k])
     registerTranscribeBenchmarks(speechFile: fixtures.speech44k)
+    registerRecognizerBenchmarks(speech16k: fixtures.speech16k)
 
     // MARK: File source
 

@@ -183,6 +183,18 @@ public final class PocketSphinxRecognizer: Recognizer {
         return result
     }
 
+    /// Ends the open utterance with no result: PocketSphinx closes its search, and nothing is computed
+    /// for a result nobody will read (no best path, no word posteriors, no grammar pass), which for a
+    /// long utterance is most of what ending it costs.
+    public func abandonUtterance() {
+        guard let current = utterance else { return }
+        utterance = nil
+        streamFrame = current.endFrame
+        pending = 0
+        retained = nil
+        ps_end_utt(decoder)
+    }
+
     /// The current search's best hypothesis with its words, or nil when it heard nothing.
     func bestHypothesis(startFrame: Int64, endFrame: Int64) -> Hypothesis? {
         let text = bestHypothesisText()

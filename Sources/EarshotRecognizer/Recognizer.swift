@@ -31,6 +31,12 @@ public protocol Recognizer {
     /// Ends the utterance and returns its final result (an empty n-best list when nothing was said).
     mutating func endUtterance() throws -> RecognitionResult
 
+    /// Ends the open utterance, if any, without a result — after an error, or when whoever wanted the
+    /// result has gone — leaving the recognizer ready for the next. A recognizer should do no more of
+    /// the final search than it must: a cancelled request is waiting for this before its recognizer
+    /// can serve another. The default ends the utterance and drops the result.
+    mutating func abandonUtterance()
+
     /// Forgets what the recognizer has learned of earlier audio (the channel: a running cepstral
     /// mean, say), so the next utterance decodes as on a freshly loaded recognizer: a service does
     /// this between requests, so one client's channel does not colour another's result. Between
@@ -40,6 +46,10 @@ public protocol Recognizer {
 
 extension Recognizer {
     public mutating func resetAdaptation() throws {}
+
+    public mutating func abandonUtterance() {
+        _ = try? endUtterance()
+    }
 
     public mutating func accept(_ buffer: AudioBuffer, frames: Range<Int>) throws {
         let channels = buffer.format.channelCount

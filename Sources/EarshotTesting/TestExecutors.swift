@@ -1,14 +1,15 @@
 public import EarshotCore
 import Foundation
 
-/// Where tests run what must not wait on Swift's cooperative pool.
+/// Where tests run, so that none holds Swift's cooperative pool.
 ///
-/// The whole test process shares its cores: suites that compute (a detector over a corpus, a decode)
-/// run synchronous code on the cooperative pool, which has one thread per core, so a task that only
-/// needs a moment — a server answering, a client reading its reply — can wait seconds for a thread,
-/// and timeouts fire on healthy requests. The service and the test-side sockets therefore run on
-/// executors of their own (instances of the project's one executor type, ``BlockingExecutor``): the OS
-/// still shares the cores among all threads, but nothing waits for the pool.
+/// The whole test process shares its cores. Synchronous work on the cooperative pool (one thread per
+/// core) — a detector over a corpus, a decode, a wait for a child process — makes every task that only
+/// needs a moment wait seconds for a thread: a server answering, a client reading its reply, and any
+/// `Task.sleep`, which resumes through the pool. So the suites run on these executors (instances of
+/// the project's one executor type, ``BlockingExecutor``), chosen by their `.computing` or `.waiting`
+/// trait (EarshotTestTraits), and the in-process service on its own: the OS shares the cores among all
+/// the threads, and the pool only hops.
 public enum TestExecutors {
     /// The in-process service's request handling (its recognition runs on ``BlockingExecutor/shared``,
     /// as in production). Handlers suspend while they wait for the network, so a few threads serve

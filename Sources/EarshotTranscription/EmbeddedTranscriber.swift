@@ -41,7 +41,7 @@ public final class EmbeddedTranscriber<R: Recognizer>: SegmentTranscriber {
                 first = last
             }
         } catch {
-            _ = try? recognizer.endUtterance()  // leave the recognizer ready for the next segment
+            recognizer.abandonUtterance()  // leave the recognizer ready for the next segment
             throw error
         }
         return try recognizer.endUtterance()

@@ -169,6 +169,25 @@ struct PocketSphinxRecognizerTests {
         #expect(second.hypotheses.first?.words == shifted)
     }
 
+    @Test func anAbandonedUtteranceLeavesTheRecognizerAsAnEndedOneWould() throws {
+        let audio = try RecognizerFixtures.audio(of: RecognizerFixtures.clip(RecognizerFixtures.shortClipID))
+        let fresh = try RecognizerFixtures.recognize(audio, blockFrames: 4096, with: try PocketSphinxRecognizer())
+        let recognizer = try PocketSphinxRecognizer()
+        // Half the clip, then abandoned: no result, and nothing left open.
+        try recognizer.startUtterance()
+        try recognizer.accept(audio, frames: 0..<audio.frameCount / 2)
+        recognizer.abandonUtterance()
+        #expect(throws: EarshotError.self) { try recognizer.endUtterance() }
+        recognizer.abandonUtterance()  // nothing open: nothing to do
+        // The next utterance follows the abandoned one in media time and hears what a fresh recognizer hears.
+        try recognizer.resetAdaptation()
+        var later = audio
+        later.startFrame = Int64(audio.frameCount / 2)
+        let next = try RecognizerFixtures.recognize(later, blockFrames: 4096, with: recognizer)
+        #expect(next.start.frame == Int64(audio.frameCount / 2))
+        #expect(next.text == fresh.text)
+    }
+
     @Test func wrongFormatIsRejectedByName() throws {
         let recognizer = try PocketSphinxRecognizer()
         #expect(recognizer.format == .wideband)

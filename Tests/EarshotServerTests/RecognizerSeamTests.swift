@@ -19,6 +19,7 @@ import Testing
             var loads = 0
             var resets = 0
             var utterances = 0
+            var abandoned = 0
             var frames = 0
             var grammars: [GrammarUse?] = []
             var lexicons = 0
@@ -59,6 +60,11 @@ import Testing
 
         func partialResult() throws -> RecognitionResult? { try inner.partialResult() }
         func endUtterance() throws -> RecognitionResult { try inner.endUtterance() }
+
+        func abandonUtterance() {
+            ledger.record { $0.abandoned += 1 }
+            inner.abandonUtterance()
+        }
 
         func resetAdaptation() throws {
             ledger.record { $0.resets += 1 }
@@ -120,6 +126,16 @@ import Testing
         seen = ledger.now
         #expect(seen.loads == 1 && seen.resets == 2 && seen.utterances == 2)
         #expect(seen.frames > audio.count / 2)
+        #expect(seen.abandoned == 0)
+
+        // A body that is not what it claims: the utterance is abandoned, not ended for a result.
+        let garbage = try await LoopbackClient.post(
+            port: server.port, path: "/speech/v3/speechToText",
+            headers: SpeechFixtures.speechHeaders(token: token, contentType: "audio/amr"),
+            body: Array("this is not AMR".utf8))
+        #expect(garbage.status == 400, "\(garbage.text)")
+        seen = ledger.now
+        #expect(seen.utterances == 3 && seen.abandoned == 1)
         try await server.stop()
     }
 

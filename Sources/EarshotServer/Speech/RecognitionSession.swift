@@ -77,7 +77,7 @@ final class RecognitionSession<R: Recognizer> {
 
     /// Abandons the utterance (after an error), leaving the recognizer ready for the next request.
     func abandon() {
-        _ = try? recognizer.endUtterance()
+        recognizer.abandonUtterance()
     }
 
     /// The body's decoder as a stage; its errors are the body's, malformed.
