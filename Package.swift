@@ -162,7 +162,9 @@ let package = Package(
             ],
             swiftSettings: strictSwift6),
 
-        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestTraits"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestTraits"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotIOTests", dependencies: ["EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
@@ -171,7 +173,9 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotRecognizerTests",
-            dependencies: ["EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotLab", "EarshotTesting", "EarshotTestTraits"],
+            dependencies: [
+                "EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotLab", "EarshotTesting", "EarshotTestTraits",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotCodecsTests",
@@ -181,18 +185,24 @@ let package = Package(
             ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotVADTests", dependencies: ["EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            name: "EarshotVADTests",
+            dependencies: ["EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotLabTests", dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            name: "EarshotLabTests",
+            dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotTranscriptionTests",
-            dependencies: ["EarshotTranscription", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            dependencies: [
+                "EarshotTranscription", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServiceTranscriptionTests",
-            dependencies: ["EarshotServiceTranscription", "EarshotClient", "EarshotWire", "EarshotRecognizer", "EarshotTestTraits"],
+            dependencies: [
+                "EarshotServiceTranscription", "EarshotClient", "EarshotWire", "EarshotRecognizer", "EarshotTestTraits",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServerTests",

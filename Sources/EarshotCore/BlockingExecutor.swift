@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where blocking work runs: a fixed set of threads, each with an 8 MiB stack, as a Swift task
 /// executor.
 ///
@@ -32,11 +36,18 @@ public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
     private var jobs = FIFO<UnownedJob>()
 
     /// Starts `threadCount` threads that live as long as the process (an executor is made once).
-    public init(threadCount: Int, stackSize: Int = 8 << 20) {
+    /// `niceness` above 0 lowers their scheduling priority (as `nice` does; Linux keeps it per thread,
+    /// and processes they start inherit it): for background work that should yield the cores to
+    /// latency-bound work in the same process.
+    public init(threadCount: Int, stackSize: Int = 8 << 20, niceness: Int32 = 0) {
         precondition(threadCount > 0, "an executor needs at least one thread")
         self.threadCount = threadCount
         for index in 0..<threadCount {
-            let thread = Thread { [self] in serve() }
+            let thread = Thread { [self] in
+                // PRIO_PROCESS with 0 names the calling thread under Linux's threads.
+                if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
+                serve()
+            }
             thread.stackSize = stackSize
             thread.name = "earshot-blocking-\(index)"
             thread.start()

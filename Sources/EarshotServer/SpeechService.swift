@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import Foundation
 import Hummingbird
 public import Logging
@@ -24,8 +24,13 @@ public struct SpeechService: Sendable {
     private let logger: Logger
 
     /// `loadRecognizer` makes each recognizer of the pool (the routes know them only as
-    /// ``GrammarRecognizer``s); by default, PocketSphinx loaded with `configuration.recognizer`.
-    public init(configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil) {
+    /// ``GrammarRecognizer``s); by default, PocketSphinx loaded with `configuration.recognizer`. The
+    /// recognizers load and decode on `executor`: the process's executor for blocking work, unless a
+    /// test process gives its in-process service one of its own, as a separate process would have.
+    public init(
+        configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil,
+        executor: BlockingExecutor = .shared
+    ) {
         self.configuration = configuration
         self.logger = logger
         listener = ServiceListener(logger: logger)
@@ -37,9 +42,11 @@ public struct SpeechService: Sendable {
                 limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))
         pool =
             if let loadRecognizer {
-                RecognizerPool(capacity: configuration.recognizerCount, load: loadRecognizer)
+                RecognizerPool(capacity: configuration.recognizerCount, executor: executor, load: loadRecognizer)
             } else {
-                RecognizerPool(capacity: configuration.recognizerCount, configuration: configuration.recognizer)
+                RecognizerPool(
+                    capacity: configuration.recognizerCount, configuration: configuration.recognizer,
+                    executor: executor)
             }
     }
 

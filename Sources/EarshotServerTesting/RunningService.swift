@@ -9,9 +9,11 @@ import ServiceLifecycle
 /// `stop()`: what `HummingbirdTesting`'s live mode is to a Hummingbird application, for Earshot's
 /// service with its real routes, recognizers and limits.
 ///
-/// Its request handling runs on ``TestExecutors/service`` rather than the cooperative pool, which
-/// CPU-bound suites in the same process keep busy; recognition runs on ``BlockingExecutor/shared``,
-/// as in `earshot serve`.
+/// Its request handling runs on ``TestExecutors/service`` and its recognition on
+/// ``TestExecutors/recognition``, not on the cooperative pool nor on ``BlockingExecutor/shared``: the
+/// computing suites in the same process queue seconds-long decodes there (a transcription's
+/// workers), and a request's next chunk, or its cancellation, would wait behind them. `earshot serve`
+/// runs alone in its process and uses the shared one.
 public final class RunningService: Sendable {
     public let port: Int
     public let service: SpeechService
@@ -61,7 +63,9 @@ public final class RunningService: Sendable {
         configure(&configuration)
         var logger = Logger(label: "earshot-test-service")
         logger.logLevel = .warning
-        let service = SpeechService(configuration: configuration, logger: logger, loadRecognizer: loadRecognizer)
+        let service = SpeechService(
+            configuration: configuration, logger: logger, loadRecognizer: loadRecognizer,
+            executor: TestExecutors.recognition)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let services = try await service.makeServices { port in continuation.yield(port) }
         let group = ServiceGroup(

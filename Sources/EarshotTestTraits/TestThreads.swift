@@ -11,8 +11,8 @@ import EarshotTesting
 /// measured the wait. The product's own rule applies to its tests: work that holds a thread runs on
 /// an executor for it, and the pool only hops.
 ///
-/// - ``computing``: CPU-bound suites, on ``TestExecutors/compute`` (one thread per core, so they take
-///   turns as they did on the pool).
+/// - ``computing``: CPU-bound suites, on ``TestExecutors/compute`` (one thread per core at nice 10, so
+///   they take turns as they did on the pool, and yield the cores to the others).
 /// - ``waiting``: suites that wait — on a server, a child process, a clock — on
 ///   ``TestExecutors/blocking``, where each test has a thread and the OS shares the cores with it.
 ///

@@ -11,10 +11,14 @@ import Foundation
 /// trait (EarshotTestTraits), and the in-process service on its own: the OS shares the cores among all
 /// the threads, and the pool only hops.
 public enum TestExecutors {
-    /// The in-process service's request handling (its recognition runs on ``BlockingExecutor/shared``,
-    /// as in production). Handlers suspend while they wait for the network, so a few threads serve
-    /// many connections.
+    /// The in-process service's request handling. Handlers suspend while they wait for the network,
+    /// so a few threads serve many connections.
     public static let service = BlockingExecutor(threadCount: 8, stackSize: 1 << 20)
+
+    /// The in-process services' recognition (loading recognizers, decoding uploads): what
+    /// ``BlockingExecutor/shared`` is to `earshot serve`, apart from the one the computing suites'
+    /// transcriptions queue their segments on. As many threads as the shared one.
+    public static let recognition = BlockingExecutor(threadCount: BlockingExecutor.shared.threadCount)
 
     /// Test-side blocking work: a loopback client's socket read, a listener's accept, a paced
     /// dribble, a child process. Each waiting socket holds a thread, so there are many (threads that
@@ -23,8 +27,11 @@ public enum TestExecutors {
 
     /// CPU-bound tests (the `computing` trait): one thread per core, so they take turns on the cores
     /// as they did on the cooperative pool, without holding it. The main thread's 8 MiB stacks, for
-    /// PocketSphinx's recursive search.
-    public static let compute = BlockingExecutor(threadCount: ProcessInfo.processInfo.activeProcessorCount)
+    /// PocketSphinx's recursive search. At nice 10, as background work (the processes these tests
+    /// start inherit it): the suites that time a server's or a client's answer share the cores with
+    /// them, and a second's bound should measure the code under test, not the corpus beside it.
+    public static let compute = BlockingExecutor(
+        threadCount: ProcessInfo.processInfo.activeProcessorCount, niceness: 10)
 }
 
 /// Runs `body` — blocking socket or process work — on ``TestExecutors/blocking`` and returns its result.

@@ -2,9 +2,9 @@ import EarshotTestTraits
 import Foundation
 import Testing
 
-/// Every suite says which threads it runs on (`.computing` or `.waiting`, EarshotTestTraits): one left
-/// on Swift's cooperative pool would hold it while it computes, and the waiting suites' `Task.sleep`s,
-/// which resume through the pool, would wake late again in `make test`'s single pass.
+/// Every suite says which threads it runs on (`.computing` or `.waiting`, EarshotTestTraits):
+/// one left on Swift's cooperative pool would hold it while it computes, and the waiting suites'
+/// `Task.sleep`s, which resume through the pool, would wake late again in `make test`'s single pass.
 @Suite(.computing) struct SuiteThreadsTests {
     static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
 

@@ -98,7 +98,8 @@ import Testing
 
         let speech = try await LoopbackClient.post(
             port: server.port, path: "/speech/v3/speechToText",
-            headers: SpeechFixtures.speechHeaders(token: token, contentType: CodecFormat.l16.contentType()), body: audio)
+            headers: SpeechFixtures.speechHeaders(token: token, contentType: CodecFormat.l16.contentType()),
+            body: audio)
         #expect(speech.status == 200, "\(speech.text)")
         let recognition = speech.json?["Recognition"] as? [String: Any]
         let best = (recognition?["NBest"] as? [[String: Any]])?.first

@@ -52,7 +52,7 @@ struct UploadRecognition: Sendable {
             // chunk, most of a second at the end of an utterance) and would hold Swift's cooperative
             // pool (one thread per core), stalling every other request's reads, writes and timers.
             // Awaiting the next chunk frees the thread.
-            group.addTask(executorPreference: BlockingExecutor.shared) {
+            group.addTask(executorPreference: pool.executor) {
                 var chunks = body.makeAsyncIterator()
                 var pending: [[UInt8]] = []
                 var pendingBytes = 0
@@ -124,7 +124,7 @@ struct UploadRecognition: Sendable {
                 while true {
                     if let stall = activity.stall { return .stalled(stall) }
                     if await context.clientHasLeft() {
-                        context.closeInput()
+                        context.closeConnection()
                         throw ServiceError.clientClosedRequest
                     }
                     try await Task.sleep(for: poll)

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 public import EarshotRecognizer
 import Synchronization
 
@@ -24,6 +24,8 @@ public final class RecognizerPool: Sendable {
     public typealias Load = @Sendable () throws -> any GrammarRecognizer
 
     public let capacity: Int
+    /// Where the recognizers load and where the requests that borrow them decode: blocking C work.
+    public let executor: BlockingExecutor
     private let load: Load
     private struct State {
         var idle: [Lease] = []
@@ -32,16 +34,20 @@ public final class RecognizerPool: Sendable {
     }
     private let state = Mutex(State())
 
-    /// A pool of recognizers `load` makes; the service knows them only as ``GrammarRecognizer``s.
-    public init(capacity: Int, load: @escaping Load) {
+    /// A pool of recognizers `load` makes, used on `executor`; the service knows them only as
+    /// ``GrammarRecognizer``s.
+    public init(capacity: Int, executor: BlockingExecutor = .shared, load: @escaping Load) {
         precondition(capacity > 0, "a recognizer pool needs room for at least one recognizer")
         self.capacity = capacity
+        self.executor = executor
         self.load = load
     }
 
-    /// A pool of PocketSphinx recognizers loaded with `configuration`.
-    public convenience init(capacity: Int, configuration: PocketSphinxConfiguration = .default) {
-        self.init(capacity: capacity) { try PocketSphinxRecognizer(configuration: configuration) }
+    /// A pool of PocketSphinx recognizers loaded with `configuration`, used on `executor`.
+    public convenience init(
+        capacity: Int, configuration: PocketSphinxConfiguration = .default, executor: BlockingExecutor = .shared
+    ) {
+        self.init(capacity: capacity, executor: executor) { try PocketSphinxRecognizer(configuration: configuration) }
     }
 
     /// Recognizers lent out now.
@@ -106,6 +112,6 @@ public final class RecognizerPool: Sendable {
     /// Swift's cooperative pool.
     private func loadLease() async throws -> Lease {
         let load = self.load
-        return try await withTaskExecutorPreference(BlockingExecutor.shared) { Lease(try load()) }
+        return try await withTaskExecutorPreference(executor) { Lease(try load()) }
     }
 }
