@@ -1,4 +1,5 @@
 public import EarshotCore
+import EarshotRecognizer
 import Foundation
 import Hummingbird
 public import Logging
@@ -40,14 +41,10 @@ public struct SpeechService: Sendable {
                 lifetimes: configuration.tokenLifetimes, key: configuration.tokenKey),
             attempts: FailedAttempts(
                 limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))
-        pool =
-            if let loadRecognizer {
-                RecognizerPool(capacity: configuration.recognizerCount, executor: executor, load: loadRecognizer)
-            } else {
-                RecognizerPool(
-                    capacity: configuration.recognizerCount, configuration: configuration.recognizer,
-                    executor: executor)
-            }
+        let model = configuration.recognizer
+        pool = RecognizerPool(
+            capacity: configuration.recognizerCount, executor: executor,
+            load: loadRecognizer ?? { try PocketSphinxRecognizer(configuration: model) })
     }
 
     /// What runs the service under a `ServiceGroup`, in order: the Hummingbird application, then the

@@ -53,17 +53,7 @@ import Testing
     /// Sends `body` at a live client's pace (0.1 s of audio every 0.1 s) until the request has held
     /// the service's one recognizer for a second, hangs up, and expects the recognizer back in the
     /// pool within a second.
-    ///
-    /// The client and the clock run on an executor of their own: on Swift's cooperative pool, which
-    /// CPU-bound suites in the same process hold, the test's own timers waited seconds and measured
-    /// that instead of the service.
     static func hangUpWhileRecognizing(server: RunningService, head: String, body: [UInt8]) async throws {
-        try await withTaskExecutorPreference(TestExecutors.blocking) {
-            try await hangUp(server: server, head: head, body: body)
-        }
-    }
-
-    private static func hangUp(server: RunningService, head: String, body: [UInt8]) async throws {
         let connection = try LoopbackConnection(port: server.port)
         defer { connection.hangUp() }
         #expect(connection.send(head))

@@ -93,12 +93,6 @@ struct Exposition {
     }
 
     @Test func aFullPoolsRefusalsAreCountedAs503s() async throws {
-        // On an executor of its own: on the cooperative pool, which CPU-bound suites in the same process
-        // hold, this loop's 0.1 s naps could outlast the 2 s upload it must catch in progress.
-        try await withTaskExecutorPreference(TestExecutors.blocking) { try await fullPoolsRefusals() }
-    }
-
-    private func fullPoolsRefusals() async throws {
         let server = try await RunningService.start { $0.recognizerCount = 1 }
         let token = try await server.token()
         let amr = try SpeechFixtures.encoded(.amr)

@@ -43,13 +43,6 @@ public final class RecognizerPool: Sendable {
         self.load = load
     }
 
-    /// A pool of PocketSphinx recognizers loaded with `configuration`, used on `executor`.
-    public convenience init(
-        capacity: Int, configuration: PocketSphinxConfiguration = .default, executor: BlockingExecutor = .shared
-    ) {
-        self.init(capacity: capacity, executor: executor) { try PocketSphinxRecognizer(configuration: configuration) }
-    }
-
     /// Recognizers lent out now.
     public var busyCount: Int { state.withLock { $0.owned - $0.idle.count } }
 
