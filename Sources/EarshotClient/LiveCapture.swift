@@ -20,7 +20,7 @@ enum LiveCapture {
         open: @escaping @Sendable () throws -> any AudioSource, channel: AsyncChannel<ByteBuffer>,
         abort: Locked<UploadStatus>
     ) async -> Result<[UInt8], SpeechClientError> {
-        await withTaskExecutorPreference(BlockingExecutor.shared) {
+        await withTaskExecutorPreference(BlockingExecutor.current) {
             await capture(
                 interaction: interaction, configuration: configuration, open: open, channel: channel, abort: abort)
         }

@@ -32,7 +32,7 @@ public struct EmbeddedLoad: Sendable {
         // waiting for the next block of paced audio holds none.
         let samples = try await withThrowingTaskGroup(of: [LoadTest.Sample].self) { group in
             for stream in 0..<streams {
-                group.addTask(executorPreference: BlockingExecutor.shared) {
+                group.addTask(executorPreference: BlockingExecutor.current) {
                     let recognizer = try PocketSphinxRecognizer(configuration: configuration)
                     var samples: [LoadTest.Sample] = []
                     var index = stream

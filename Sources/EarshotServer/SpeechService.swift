@@ -26,11 +26,12 @@ public struct SpeechService: Sendable {
 
     /// `loadRecognizer` makes each recognizer of the pool (the routes know them only as
     /// ``GrammarRecognizer``s); by default, PocketSphinx loaded with `configuration.recognizer`. The
-    /// recognizers load and decode on `executor`: the process's executor for blocking work, unless a
-    /// test process gives its in-process service one of its own, as a separate process would have.
+    /// recognizers load and decode on `executor`: by default ``BlockingExecutor/current`` where the
+    /// service is made — the process's executor for blocking work, unless the caller scoped another
+    /// (a test process gives its in-process services their own, as a separate process would have).
     public init(
         configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil,
-        executor: BlockingExecutor = .shared
+        executor: BlockingExecutor = .current
     ) {
         self.configuration = configuration
         self.logger = logger

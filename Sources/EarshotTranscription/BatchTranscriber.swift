@@ -54,7 +54,7 @@ public enum BatchTranscriber {
     /// Cancelling the calling task stops reading at once and recognition within a second; the run
     /// then ends with ``cancelledError``, having handed out nothing past what was complete.
     public static func run(
-        count: Int, settings: TranscriptionSettings, executor: BlockingExecutor = .shared,
+        count: Int, settings: TranscriptionSettings, executor: BlockingExecutor = .current,
         open: @escaping @Sendable (Int) throws -> any AudioSource,
         makeTranscriber: @escaping @Sendable () throws -> any SegmentTranscriber,
         handle: (Event) throws -> Void

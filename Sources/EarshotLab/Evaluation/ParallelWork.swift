@@ -23,7 +23,7 @@ enum ParallelWork {
                 guard failure == nil, next < count, !Task.isCancelled else { return }
                 let index = next
                 next += 1
-                group.addTask(executorPreference: BlockingExecutor.shared) {
+                group.addTask(executorPreference: BlockingExecutor.current) {
                     (index, Swift.Result { try body(index) })
                 }
             }

@@ -36,7 +36,7 @@ public final class RecognizerPool: Sendable {
 
     /// A pool of recognizers `load` makes, used on `executor`; the service knows them only as
     /// ``GrammarRecognizer``s.
-    public init(capacity: Int, executor: BlockingExecutor = .shared, load: @escaping Load) {
+    public init(capacity: Int, executor: BlockingExecutor = .current, load: @escaping Load) {
         precondition(capacity > 0, "a recognizer pool needs room for at least one recognizer")
         self.capacity = capacity
         self.executor = executor
