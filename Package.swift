@@ -139,7 +139,7 @@ let package = Package(
         // Which threads a suite runs on (swift-testing traits): apart from EarshotTesting, which the
         // fuzz targets link without swift-testing.
         .target(
-            name: "EarshotTestTraits", dependencies: ["EarshotTesting"], swiftSettings: strictSwift6),
+            name: "EarshotTestTraits", dependencies: ["EarshotCore", "EarshotTesting"], swiftSettings: strictSwift6),
         // The in-process service, a raw loopback HTTP client and reference transcripts, for the server's
         // and the client's tests (as HummingbirdTesting is to Hummingbird): apart from EarshotTesting so
         // the lower stages' tests need not link the server.
@@ -163,7 +163,7 @@ let package = Package(
             swiftSettings: strictSwift6),
 
         .testTarget(
-            name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestTraits"],
+            name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotIOTests", dependencies: ["EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits"],

@@ -8,7 +8,7 @@ import Foundation
 
 /// A minimal HTTP/1.1 client on a blocking loopback socket, able to send a body chunked and paced
 /// like a live uploader and to see a reply that begins before the upload ends. Its socket work runs on
-/// ``TestExecutors/blocking``, never on the cooperative pool.
+/// ``TestExecutors/waiting``, never on the cooperative pool.
 public enum LoopbackClient {
     /// How the body goes out.
     public enum Framing: Sendable {
@@ -41,7 +41,7 @@ public enum LoopbackClient {
         method: String, port: Int, path: String, headers: [(String, String)], body: [UInt8], framing: Framing,
         closeAfter: Int?, halfClose: Bool, holdAfter: Int?
     ) async throws -> HTTPReply {
-        try await withTaskExecutorPreference(TestExecutors.blocking) {
+        try await withTaskExecutorPreference(TestExecutors.waiting) {
             let socket = try connect(port: port)
             defer { close(socket) }
             var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"

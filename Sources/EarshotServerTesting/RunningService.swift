@@ -9,11 +9,12 @@ import ServiceLifecycle
 /// `stop()`: what `HummingbirdTesting`'s live mode is to a Hummingbird application, for Earshot's
 /// service with its real routes, recognizers and limits.
 ///
-/// Its request handling runs on ``TestExecutors/service`` and its recognition on
-/// ``TestExecutors/recognition``, not on the cooperative pool nor on ``BlockingExecutor/shared``: the
-/// computing suites in the same process queue seconds-long decodes there (a transcription's
-/// workers), and a request's next chunk, or its cancellation, would wait behind them. `earshot serve`
-/// runs alone in its process and uses the shared one.
+/// Its request handling runs on ``TestExecutors/service``, and its recognition on the executor its
+/// test scopes as ``BlockingExecutor/current`` (``TestExecutors/recognition`` in a waiting suite,
+/// ``TestExecutors/timed`` in a timed test), not on the cooperative pool nor on
+/// ``BlockingExecutor/shared``: a request's next chunk, or its cancellation, runs at its test's
+/// priority, apart from the computing suites' decodes. `earshot serve` runs alone in its process and
+/// uses the shared one.
 public final class RunningService: Sendable {
     public let port: Int
     public let service: SpeechService
@@ -64,8 +65,7 @@ public final class RunningService: Sendable {
         var logger = Logger(label: "earshot-test-service")
         logger.logLevel = .warning
         let service = SpeechService(
-            configuration: configuration, logger: logger, loadRecognizer: loadRecognizer,
-            executor: TestExecutors.recognition)
+            configuration: configuration, logger: logger, loadRecognizer: loadRecognizer)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let services = try await service.makeServices { port in continuation.yield(port) }
         let group = ServiceGroup(

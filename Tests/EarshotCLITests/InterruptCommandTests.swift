@@ -5,7 +5,7 @@ import Testing
 
 /// SIGINT and SIGTERM during a command that writes a file leave nothing behind: neither the output
 /// nor the hidden `.NAME.partial-XXXXXX` it was being written as.
-@Suite(.serialized, .waiting) struct InterruptCommandTests {
+@Suite(.serialized, .timed) struct InterruptCommandTests {
     /// Ten minutes of noisy tones at 44.1 kHz stereo: long enough that encoding it takes a while.
     static func longInput(in directory: TemporaryDirectory) throws -> String {
         let path = directory.file("long.wav")

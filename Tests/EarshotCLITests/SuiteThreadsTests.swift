@@ -2,7 +2,7 @@ import EarshotTestTraits
 import Foundation
 import Testing
 
-/// Every suite says which threads it runs on (`.computing` or `.waiting`, EarshotTestTraits):
+/// Every suite says which threads it runs on (`.computing`, `.waiting` or `.timed`, EarshotTestTraits):
 /// one left on Swift's cooperative pool would hold it while it computes, and the waiting suites'
 /// `Task.sleep`s, which resume through the pool, would wake late again in `make test`'s single pass.
 @Suite(.computing) struct SuiteThreadsTests {
@@ -39,8 +39,8 @@ import Testing
             for suite in Self.suites(in: source) {
                 suites += 1
                 #expect(
-                    suite.attributes.contains(".computing") || suite.attributes.contains(".waiting"),
-                    "\(file): suite \(suite.name) has no .computing or .waiting trait")
+                    [".computing", ".waiting", ".timed"].contains { suite.attributes.contains($0) },
+                    "\(file): suite \(suite.name) has no .computing, .waiting or .timed trait")
             }
         }
         // Every test target's suites were read, not none.

@@ -135,7 +135,7 @@ import Testing
         #expect(directory.contents() == ["long.wav", "out.vtt"])
     }
 
-    @Test func ctrlCStopsAndLeavesNoOutputFile() throws {
+    @Test(.timed) func ctrlCStopsAndLeavesNoOutputFile() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let long = try longFile(in: directory, times: 4)  // 99.9 s, ~35 s of work on one job

@@ -191,7 +191,7 @@ import Testing
 
     /// Ctrl-C while a segment is being recognized: the client stops within a second and hangs up,
     /// and the service lets go of the recognizer within a second of that.
-    @Test func ctrlCStopsWithinASecondAndTheServiceLetsGoOfTheUpload() throws {
+    @Test(.timed) func ctrlCStopsWithinASecondAndTheServiceLetsGoOfTheUpload() throws {
         let server = try ServeCommandTests.Server(arguments: ["--recognizers", "1"])
         defer { _ = server.stop() }
         let directory = try TemporaryDirectory()

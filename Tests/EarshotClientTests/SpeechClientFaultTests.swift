@@ -156,7 +156,7 @@ import Testing
 }
 
 /// A TCP listener on 127.0.0.1 (a port the system picks) that misbehaves on purpose; its accepting
-/// and its connections block threads of ``TestExecutors/blocking`` until ``stop()``.
+/// and its connections block threads of ``TestExecutors/waiting`` until ``stop()``.
 final class LoopbackListener: Sendable {
     enum Behaviour {
         case closeImmediately, readAndStall, readThenClose
@@ -187,7 +187,7 @@ final class LoopbackListener: Sendable {
         }
         port = Int(UInt16(bigEndian: address.sin_port))
         // Unstructured because the listener outlives its initializer; `stop()` ends it and waits for it.
-        serving = Task(executorPreference: TestExecutors.blocking) { [accepted] in
+        serving = Task(executorPreference: TestExecutors.waiting) { [accepted] in
             await withDiscardingTaskGroup { group in
                 while true {
                     let connection = accept(listening, nil, nil)

@@ -8,7 +8,7 @@ import Testing
 
 /// A client that hangs up in the middle of its upload stops its recognition within a second: the
 /// recognizer goes back to the pool and the next client is served.
-@Suite(.serialized, .waiting) struct HangUpTests {
+@Suite(.serialized, .timed) struct HangUpTests {
     /// 16 kHz 16-bit mono, as the L16 upload carries it.
     static let bytesPerSecond = 32_000
 

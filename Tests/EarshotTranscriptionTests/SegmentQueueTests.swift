@@ -14,7 +14,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)), .waiting) struct SegmentQueueTests {
     @Test func itemsComeOutInOrderThenNilAfterClose() async {
         let queue = SegmentQueue<Int>(capacity: 2)
-        let consumer = Task(executorPreference: TestExecutors.blocking) {
+        let consumer = Task(executorPreference: TestExecutors.waiting) {
             var seen: [Int] = []
             while let item = await queue.pop() { seen.append(item) }
             return seen
@@ -29,7 +29,7 @@ import Testing
         await queue.push(1)
         await queue.push(2)
         let pushed = Flag()
-        let producer = Task(executorPreference: TestExecutors.blocking) {
+        let producer = Task(executorPreference: TestExecutors.waiting) {
             await queue.push(3)
             pushed.set()
         }
@@ -45,14 +45,14 @@ import Testing
 
     @Test func closingReleasesAWaitingConsumerAndAWaitingProducer() async {
         let empty = SegmentQueue<Int>(capacity: 1)
-        let consumer = Task(executorPreference: TestExecutors.blocking) { await empty.pop() }
+        let consumer = Task(executorPreference: TestExecutors.waiting) { await empty.pop() }
         for _ in 0..<100 { await Task.yield() }
         empty.close()
         #expect(await consumer.value == nil)
 
         let full = SegmentQueue<Int>(capacity: 1)
         await full.push(1)
-        let producer = Task(executorPreference: TestExecutors.blocking) { await full.push(2) }  // dropped when the queue closes
+        let producer = Task(executorPreference: TestExecutors.waiting) { await full.push(2) }  // dropped when the queue closes
         for _ in 0..<100 { await Task.yield() }
         full.close()
         await producer.value
