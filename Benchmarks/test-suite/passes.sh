@@ -1,39 +1,38 @@
 #!/usr/bin/env bash
-# Times `make test`'s swift test step before and after it became one pass, back to back on this machine.
+# Times `make test`'s swift test step of several commits, back to back on this machine: for each clone,
+# the `swift test` commands its own Makefile's `test` recipe runs (one pass, or several), in order.
 #
-#   Benchmarks/test-suite/passes.sh BEFORE_CLONE AFTER_CLONE
+#   Benchmarks/test-suite/passes.sh CLONE [CLONE ...]
 #
-# BEFORE_CLONE: a clone at eda071e (four passes), AFTER_CLONE: one at a later commit (one pass), each
-# already built (`swift build --build-tests`), so only the tests are timed. Needs what `make test`
-# installs (slurm-wlm, munge, nginx, the models). Logs go to $TMPDIR (default /tmp).
+# Each CLONE is a clone at the commit to time, already built (`swift build --build-tests`), so only
+# the tests are timed (`--skip-build` is added where a command lacks it). Needs what `make test`
+# installs (slurm-wlm, munge, nginx, the models). Prints a line per clone: its commit, how many
+# `swift test` passes its recipe has, the seconds they took together, and the exit status of the
+# first that failed. Logs go to $TMPDIR (default /tmp) as passes-<commit>.log.
 set -euo pipefail
-before=${1:?usage: passes.sh BEFORE_CLONE AFTER_CLONE}
-after=${2:?usage: passes.sh BEFORE_CLONE AFTER_CLONE}
+[ $# -gt 0 ] || { echo "usage: passes.sh CLONE [CLONE ...]" >&2; exit 2; }
 logs=${TMPDIR:-/tmp}
 
-timed() {  # label, then the command; prints the label, seconds and exit status
-    local label=$1 start end status=0
-    shift
+# The recipe's swift test commands, continuation lines joined, each with --skip-build.
+commands() {
+    awk '/^test:/ { inside = 1; next }
+         inside && !/^\t/ { exit }
+         inside { line = line $0; if (line ~ /\\$/) { sub(/\\$/, "", line); next } print line; line = "" }' \
+        "$1/Makefile" |
+        grep 'swift test' | sed -E 's/^[[:space:]]+//; s/[[:space:]]+/ /g' |
+        sed -E '/--skip-build/! s/swift test/swift test --skip-build/'
+}
+
+for clone in "$@"; do
+    commit=$(git -C "$clone" rev-parse --short HEAD)
+    mapfile -t passes < <(commands "$clone")
+    status=0
     start=$(date +%s.%N)
-    "$@" > "$logs/passes-$label.log" 2>&1 || status=$?
+    for pass in "${passes[@]}"; do
+        rc=0
+        (cd "$clone" && bash -c "$pass") >> "$logs/passes-$commit.log" 2>&1 || rc=$?
+        [ "$status" -ne 0 ] || status=$rc
+    done
     end=$(date +%s.%N)
-    printf '%s\t%.1f s\texit %d\n' "$label" "$(echo "$end - $start" | bc)" "$status"
-}
-
-four_passes() {
-    cd "$before"
-    swift test --skip-build --skip EarshotServerTests --skip EarshotClientTests --skip ServeHardeningTests \
-        --skip NginxScaleOutTests --skip SlurmJobArrayTests
-    swift test --skip-build --no-parallel --filter EarshotServerTests --filter EarshotClientTests \
-        --filter ServeHardeningTests
-    swift test --skip-build --filter NginxScaleOutTests
-    EARSHOT_SLURM_TESTS=1 swift test --skip-build --filter SlurmJobArrayTests
-}
-
-one_pass() {
-    cd "$after"
-    EARSHOT_SLURM_TESTS=1 swift test --skip-build
-}
-
-timed before four_passes
-timed after one_pass
+    printf '%s\t%d passes\t%.1f s\texit %d\n' "$commit" "${#passes[@]}" "$(echo "$end - $start" | bc)" "$status"
+done

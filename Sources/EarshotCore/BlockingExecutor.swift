@@ -58,7 +58,7 @@ public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
         for index in 0..<threadCount {
             let threadName = String(decoding: "\(name)-\(index)".utf8.prefix(15), as: UTF8.self)
             let thread = Thread { [self] in
-                Self.nameCallingThread(threadName)
+                Self.setCallingThreadsName(threadName)
                 // PRIO_PROCESS with 0 names the calling thread under Linux's threads.
                 _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
                 serve()
@@ -71,7 +71,7 @@ public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
 
     /// The niceness `nice` started the process with: its main thread's (PRIO_PROCESS with the process
     /// ID names that thread under Linux's threads).
-    public static var processNiceness: Int32 {
+    static var processNiceness: Int32 {
         errno = 0
         let niceness = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(getpid()))
         return errno == 0 ? niceness : 0
@@ -79,7 +79,7 @@ public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Gives the calling thread its kernel name (what `top -H` shows): Foundation's `Thread.name` on
     /// Linux does not, and Glibc's `pthread_setname_np` is not imported into Swift.
-    private static func nameCallingThread(_ name: String) {
+    private static func setCallingThreadsName(_ name: String) {
         let descriptor = open("/proc/thread-self/comm", O_WRONLY)
         guard descriptor >= 0 else { return }
         _ = name.withCString { write(descriptor, $0, strlen($0)) }

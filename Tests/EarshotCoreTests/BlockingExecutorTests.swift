@@ -12,20 +12,20 @@ import Testing
 /// (`BlockingExecutor.current`), as the test traits set it.
 @Suite(.waiting) struct BlockingExecutorTests {
     /// The name and niceness of the thread a job runs on, as the kernel reports them.
-    struct Thread: Equatable, Sendable {
+    struct Worker: Equatable, Sendable {
         let name: String
         let niceness: Int32
 
-        static var calling: Thread {
+        static var calling: Worker {
             let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
             // PRIO_PROCESS with 0 is the calling thread under Linux's threads.
             let niceness = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-            return Thread(name: name.trimmingCharacters(in: .newlines), niceness: niceness)
+            return Worker(name: name.trimmingCharacters(in: .newlines), niceness: niceness)
         }
     }
 
-    static func thread(of executor: BlockingExecutor) async -> Thread {
-        await withTaskGroup(of: Thread.self) { group in
+    static func thread(of executor: BlockingExecutor) async -> Worker {
+        await withTaskGroup(of: Worker.self) { group in
             group.addTask(executorPreference: executor) { .calling }
             return await group.next()!
         }
@@ -56,20 +56,20 @@ import Testing
     }
 
     @Test func aWaitingTestRunsAtNiceTenAndItsServicesRecognizeThere() async {
-        #expect(Thread.calling.name.hasPrefix("test-wait-"))
-        #expect(Thread.calling.niceness == 10)
+        #expect(Worker.calling.name.hasPrefix("test-wait-"))
+        #expect(Worker.calling.niceness == 10)
         #expect(await Self.thread(of: BlockingExecutor.current).niceness == 10)
     }
 
     @Test(.timed) func aTimedTestRunsAtTheDefaultPriorityWhateverItsSuite() async {
-        #expect(Thread.calling.name.hasPrefix("test-timed-"))
-        #expect(Thread.calling.niceness == 0)
+        #expect(Worker.calling.name.hasPrefix("test-timed-"))
+        #expect(Worker.calling.niceness == 0)
         #expect(BlockingExecutor.current === TestExecutors.timed)
     }
 
     @Test(.computing) func aComputingTestRunsBehindEverythingElse() async {
-        #expect(Thread.calling.name.hasPrefix("test-compute-"))
-        #expect(Thread.calling.niceness == 19)
+        #expect(Worker.calling.name.hasPrefix("test-compute-"))
+        #expect(Worker.calling.niceness == 19)
         #expect(BlockingExecutor.current === TestExecutors.compute)
     }
 }

@@ -75,6 +75,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         let freed = ContinuousClock.now - hungUp
+        // The figure BENCHMARKS.md quotes: `swift test 2>&1 | grep "after the client hung up"`.
+        print("the recognizer came back \(freed) after the client hung up")
         #expect(freed < .seconds(1), "the recognizer came back \(freed) after the client hung up")
     }
 
