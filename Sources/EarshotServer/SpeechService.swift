@@ -1,4 +1,4 @@
-public import EarshotCore
+import EarshotCore
 import EarshotRecognizer
 import Foundation
 import Hummingbird
@@ -26,13 +26,10 @@ public struct SpeechService: Sendable {
 
     /// `loadRecognizer` makes each recognizer of the pool (the routes know them only as
     /// ``GrammarRecognizer``s); by default, PocketSphinx loaded with `configuration.recognizer`. The
-    /// recognizers load and decode on `executor`: by default ``BlockingExecutor/current`` where the
-    /// service is made — the process's executor for blocking work, unless the caller scoped another
-    /// (a test process gives its in-process services their own, as a separate process would have).
-    public init(
-        configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil,
-        executor: BlockingExecutor = .current
-    ) {
+    /// recognizers load and decode on the ``BlockingExecutor/current`` of the task that makes the
+    /// service: the process's executor for blocking work, unless the caller scoped another (a test
+    /// process gives its in-process services their own, as a separate process would have).
+    public init(configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil) {
         self.configuration = configuration
         self.logger = logger
         listener = ServiceListener(logger: logger)
@@ -43,9 +40,8 @@ public struct SpeechService: Sendable {
             attempts: FailedAttempts(
                 limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))
         let model = configuration.recognizer
-        pool = RecognizerPool(
-            capacity: configuration.recognizerCount, executor: executor,
-            load: loadRecognizer ?? { try PocketSphinxRecognizer(configuration: model) })
+        let load = loadRecognizer ?? { try PocketSphinxRecognizer(configuration: model) }
+        pool = RecognizerPool(capacity: configuration.recognizerCount, load: load)
     }
 
     /// What runs the service under a `ServiceGroup`, in order: the Hummingbird application, then the

@@ -64,8 +64,7 @@ public final class RunningService: Sendable {
         configure(&configuration)
         var logger = Logger(label: "earshot-test-service")
         logger.logLevel = .warning
-        let service = SpeechService(
-            configuration: configuration, logger: logger, loadRecognizer: loadRecognizer)
+        let service = SpeechService(configuration: configuration, logger: logger, loadRecognizer: loadRecognizer)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let services = try await service.makeServices { port in continuation.yield(port) }
         let group = ServiceGroup(

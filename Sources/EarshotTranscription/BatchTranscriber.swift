@@ -48,13 +48,13 @@ public enum BatchTranscriber {
 
     /// Transcribes recordings `0..<count`, opening each with `open` (in the reading task) and making
     /// each worker's transcriber with `makeTranscriber` (in the worker's task, at its first segment).
-    /// The reading task and the workers run on `executor`, since reading, cutting and recognizing
-    /// block their thread; `handle` is called in the caller's task.
+    /// The reading task and the workers run on ``BlockingExecutor/current``, since reading, cutting and
+    /// recognizing block their thread; `handle` is called in the caller's task.
     ///
     /// Cancelling the calling task stops reading at once and recognition within a second; the run
     /// then ends with ``cancelledError``, having handed out nothing past what was complete.
     public static func run(
-        count: Int, settings: TranscriptionSettings, executor: BlockingExecutor = .current,
+        count: Int, settings: TranscriptionSettings,
         open: @escaping @Sendable (Int) throws -> any AudioSource,
         makeTranscriber: @escaping @Sendable () throws -> any SegmentTranscriber,
         handle: (Event) throws -> Void
@@ -63,6 +63,7 @@ public enum BatchTranscriber {
         let (inbox, post) = AsyncStream.makeStream(of: Message.self)
         let closeQueues: @Sendable () -> Void = { for queue in queues { queue.close() } }
         var fatal: EarshotError?
+        let executor = BlockingExecutor.current
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask(executorPreference: executor) {

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotRecognizer
 import EarshotTestTraits
+import EarshotTesting
 import EarshotVAD
 import Synchronization
 import Testing
@@ -35,8 +36,8 @@ import Testing
 
     @Test func cancellingTheTaskStopsBusyWorkersAndEndsWithCancelled() async throws {
         let started = Counter()
-        // Its own executor: the other suites keep Swift's cooperative pool busy for minutes at a time.
-        let run = Task(executorPreference: BlockingExecutor(threadCount: 1)) {
+        // An unstructured task does not inherit the suite's executor: name it, off the cooperative pool.
+        let run = Task(executorPreference: TestExecutors.waiting) {
             var delivered = 0
             try await BatchTranscriber.run(
                 count: 1, settings: try TranscriptionSettings(jobs: 2), open: { _ in try Self.opened() },

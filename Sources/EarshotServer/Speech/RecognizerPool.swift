@@ -34,12 +34,12 @@ public final class RecognizerPool: Sendable {
     }
     private let state = Mutex(State())
 
-    /// A pool of recognizers `load` makes, used on `executor`; the service knows them only as
-    /// ``GrammarRecognizer``s.
-    public init(capacity: Int, executor: BlockingExecutor = .current, load: @escaping Load) {
+    /// A pool of recognizers `load` makes, used on the ``BlockingExecutor/current`` of the task that
+    /// makes the pool; the service knows them only as ``GrammarRecognizer``s.
+    public init(capacity: Int, load: @escaping Load) {
         precondition(capacity > 0, "a recognizer pool needs room for at least one recognizer")
         self.capacity = capacity
-        self.executor = executor
+        executor = BlockingExecutor.current
         self.load = load
     }
 
