@@ -26,6 +26,9 @@ public struct Corpus: Sendable, Equatable {
     /// The absolute (or working-directory-relative) path of an entry's audio.
     public func audioPath(of entry: CorpusEntry) -> String { directory + "/" + entry.path }
 
+    /// Every file a run over the corpus reads: its manifest and its audio.
+    public var inputPaths: [String] { [manifestPath] + entries.map(audioPath(of:)) }
+
     /// Reads and validates `directory/manifest.jsonl` (see ``ManifestReader`` for the checks), and
     /// checks every audio file it lists: that it exists, opens as audio, and is as long as its
     /// `duration_s` says (within ``durationTolerance``), so no label can lie past the end of the audio.

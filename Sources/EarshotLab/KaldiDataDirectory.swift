@@ -77,9 +77,12 @@ public struct KaldiDataDirectory: Sendable {
     /// `spk2utt`: each speaker's one utterance.
     public var spk2uttText: String { utt2spkText }
 
+    /// The names of the directory's files, in the order ``files`` gives them.
+    public static let fileNames = ["segments", "wav.scp", "utt2spk", "spk2utt"]
+
     /// The files of the directory, by name.
     public var files: [(name: String, text: String)] {
-        [("segments", segmentsText), ("wav.scp", wavScpText), ("utt2spk", utt2spkText), ("spk2utt", spk2uttText)]
+        Array(zip(Self.fileNames, [segmentsText, wavScpText, utt2spkText, spk2uttText]))
     }
 
     /// Checks a path `wav.scp` can name: Kaldi would read a trailing `|` as a command and drops trailing

@@ -27,6 +27,7 @@ struct Decode: ParsableCommand {
     var output: String
 
     func run() throws {
+        try OutputFile.refuseReplacing(inputs: [input.file], outputs: [output], option: "OUTPUT")
         var source = try input.open()
         let sink = try PCMSink(path: output, format: source.format)
         while let buffer = try source.read() { try sink.write(buffer) }

@@ -49,6 +49,7 @@ struct Encode: ParsableCommand {
     @OptionGroup var resampling: ResamplerOptions
 
     func run() throws {
+        try OutputFile.refuseReplacing(inputs: [input.file], outputs: [output], option: "OUTPUT")
         let codec = try resolvedFormat()
         var source = try input.open()
         let encoder = try codec.makeEncoder(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EarshotCore
+import EarshotIO
 import EarshotLab
 import EarshotVAD
 import Foundation
@@ -52,6 +53,7 @@ struct Endpoint: ParsableCommand {
 
     func run() throws {
         try CommandOutput.check(output)
+        try OutputFile.refuseReplacing(inputs: [input.file], outputs: [output], option: "-o")
         let (detector, models) = try vadModel.resolve(detector)
         let settings = EvaluationSettings(
             detector: detector, smoothing: try smoothing.configuration(), endpointer: try endpointing.configuration(),

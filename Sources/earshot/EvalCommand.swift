@@ -1,5 +1,6 @@
 import ArgumentParser
 import EarshotCore
+import EarshotIO
 import EarshotLab
 import EarshotVAD
 import Foundation
@@ -149,12 +150,14 @@ struct Eval: AsyncParsableCommand {
 
     func run() async throws {
         try CommandOutput.check(output)
+        try OutputFile.refuseReplacing(inputs: merge, outputs: [output], option: "-o")
         if !merge.isEmpty {
             let parts: [PartialResult<EvaluationScores>] = try PartialInput.read(merge, command: "eval")
             let scores = try EvaluationScores.merged(parts.map(\.result))
             return try write(scores, parameters: parts[0].parameters)
         }
         let whole = try Corpus.load(directory: corpus ?? ".")
+        try OutputFile.refuseReplacing(inputs: whole.inputPaths, outputs: [output], option: "-o")
         let shard = shardOptions.shard ?? .whole
         let selected = shard.select(whole)
         let subset = Corpus(directory: whole.directory, entries: selected.map(\.entry))

@@ -34,6 +34,7 @@ struct Level: ParsableCommand {
     var output: String = "-"
 
     func run() throws {
+        try OutputFile.refuseReplacing(inputs: [input.file], outputs: [output], option: "-o")
         var source = try input.open()
         var meter = try LevelMeter(configuration: .init(intervalMilliseconds: interval))
         let output = try CommandOutput(path: output)

@@ -137,6 +137,7 @@ struct Sweep: AsyncParsableCommand {
 
     func run() async throws {
         try CommandOutput.check(output)
+        try OutputFile.refuseReplacing(inputs: merge, outputs: [output], option: "-o")
         if !merge.isEmpty {
             let parts: [PartialResult<SweepRows>] = try PartialInput.read(merge, command: "sweep")
             guard case .name(let specification) = parts[0].options["grid"] else {
@@ -154,6 +155,7 @@ struct Sweep: AsyncParsableCommand {
                 "sweep grid endingSilence: has no effect with --rule (the rules replace endingSilence); drop one")
         }
         let corpus = try Corpus.load(directory: corpus ?? ".")
+        try OutputFile.refuseReplacing(inputs: corpus.inputPaths, outputs: [output], option: "-o")
         let variesSilero = grid.axes.contains { axis in
             axis.parameter == .detector && axis.values.contains { $0 == .name(DetectorKind.silero.rawValue) }
         }

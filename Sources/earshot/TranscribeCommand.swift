@@ -253,6 +253,12 @@ struct Transcribe: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let inputs = files, format = format
+        try OutputFile.refuseReplacing(
+            inputs: inputs,
+            outputs: outputDir.map { directory in inputs.map { directory + "/" + Self.outputName($0, format: format) } }
+                ?? [output],
+            option: outputDir == nil ? "-o" : "--output-dir")
         let (detector, models) = try vadModel.resolve(detector)
         let settings = try TranscriptionSettings(
             jobs: jobs,
@@ -264,7 +270,7 @@ struct Transcribe: AsyncParsableCommand {
         // A shard keeps the layout of the whole batch (headers, one JSON document per line).
         let several = files.count > 1
         let files = shardOptions.select(files, command: "transcribe")
-        let layout = layout, format = format, path = output
+        let layout = layout, path = output
         let progressMode = progressOptions.progress
         let directory = try outputDir.map { try CommandOutput.makeDirectory($0, option: "--output-dir") }
         let failures: [EarshotError]

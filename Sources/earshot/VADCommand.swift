@@ -98,6 +98,7 @@ struct VAD: ParsableCommand {
 
     func run() throws {
         try CommandOutput.check(output)
+        try OutputFile.refuseReplacing(inputs: files, outputs: outputPaths, option: outputOption)
         if let out { try CommandOutput.makeDirectory(out, option: "--out") }
         if let kaldiDirectory { try CommandOutput.makeDirectory(kaldiDirectory, option: "--kaldi-dir") }
         if kaldiDirectory != nil || format == .nemo {
@@ -160,6 +161,22 @@ struct VAD: ParsableCommand {
             file: file, name: InputLayoutOptions.displayName(file), duration: duration, track: track, segments: segments
         )
     }
+
+    /// Every file this run would write, to refuse one that is an input before any work.
+    private var outputPaths: [String] {
+        if let out {
+            return files.flatMap { file in
+                let stem = InputLayoutOptions.stem(file)
+                return [out + "/" + stem + ".csv", out + "/" + stem + ".prob"]
+            }
+        }
+        if let kaldiDirectory {
+            return KaldiDataDirectory.fileNames.map { kaldiDirectory + "/" + $0 }
+        }
+        return [output]
+    }
+
+    private var outputOption: String { out != nil ? "--out" : kaldiDirectory != nil ? "--kaldi-dir" : "-o" }
 
     func writeFiles(_ analysis: Analysis, into directory: String) throws {
         let stem = RTTM.fileID(forPath: analysis.name)

@@ -137,4 +137,70 @@ import Testing
         #expect(clash.status == 1)
         #expect(clash.standardError.contains("would both be written to \(stem).csv"), "\(clash.standardError)")
     }
+
+    /// How an output can be an input: the same name, a symbolic link to it, a hard link to it, or
+    /// standard input redirected from it. Each `OUT` is made from `IN` (a copy of the clip) first.
+    enum Alias: String, CaseIterable, Sendable { case sameName, symbolicLink, hardLink }
+
+    @Test(arguments: Alias.allCases, [
+        ["transcribe", "-o", "OUT", "IN"], ["transcribe", "--format", "srt", "-o", "OUT", "IN"],
+        ["vad", "-o", "OUT", "IN"], ["level", "-o", "OUT", "IN"], ["endpoint", "-o", "OUT", "IN"],
+        ["encode", "--format", "wav", "IN", "OUT"], ["decode", "IN", "OUT"],
+    ])
+    func anOutputThatIsAnInputIsRefusedBeforeAnythingIsRead(alias: Alias, arguments: [String]) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let input = directory.file("in.wav")
+        try FileManager.default.copyItem(atPath: Self.clip, toPath: input)
+        let original = try #require(FileManager.default.contents(atPath: input))
+        let output: String
+        switch alias {
+        case .sameName: output = input
+        case .symbolicLink:
+            output = directory.file("out.wav")
+            try FileManager.default.createSymbolicLink(atPath: output, withDestinationPath: "in.wav")
+        case .hardLink:
+            output = directory.file("out.wav")
+            try #require(link(input, output) == 0)
+        }
+        let arguments = arguments.map { $0 == "IN" ? input : $0 == "OUT" ? output : $0 }
+        let result = try ExternalTool.run([ExternalTool.earshotPath] + arguments)
+        #expect(result.status == 1, "\(arguments): \(result.standardError)")
+        #expect(
+            result.standardError.contains("\(output): ") && result.standardError.contains("the input \(input)")
+                && result.standardError.contains("would replace the recording"),
+            "\(arguments): \(result.standardError)")
+        #expect(FileManager.default.contents(atPath: input) == original, "\(arguments) changed the recording")
+        #expect(result.standardOutput.isEmpty)
+        let left = Set(directory.contents())
+        #expect(left == (alias == .sameName ? ["in.wav"] : ["in.wav", "out.wav"]), "nothing else is written")
+    }
+
+    @Test func anOutputThatIsStandardInputsFileIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let input = directory.file("in.wav")
+        try FileManager.default.copyItem(atPath: Self.clip, toPath: input)
+        let original = try #require(FileManager.default.contents(atPath: input))
+        let result = try ExternalTool.run([
+            "/bin/sh", "-c", "exec \"$0\" transcribe -o \"$1\" - < \"$1\"", ExternalTool.earshotPath, input,
+        ])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("-o names standard input"), "\(result.standardError)")
+        #expect(FileManager.default.contents(atPath: input) == original)
+    }
+
+    @Test func anOutputDirFileThatIsAnInputIsRefused() throws {
+        // An input whose name ends as the transcript would: `--output-dir` would write DIR/talk.txt over it.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let input = directory.file("talk.txt")
+        try FileManager.default.copyItem(atPath: Self.clip, toPath: input)
+        let original = try #require(FileManager.default.contents(atPath: input))
+        let result = try earshot("transcribe", "--output-dir", directory.path, input)
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("--output-dir names the input \(input)"), "\(result.standardError)")
+        #expect(FileManager.default.contents(atPath: input) == original)
+        #expect(directory.contents() == ["talk.txt"])
+    }
 }
