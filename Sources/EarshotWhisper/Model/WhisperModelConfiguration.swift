@@ -1,0 +1,89 @@
+import EarshotCore
+import Foundation
+
+/// What a CTranslate2 Whisper folder's `config.json` holds: the alignment heads, the tokens to
+/// suppress, and the language tokens. Every field is optional, as CTranslate2 treats them.
+struct WhisperModelConfiguration: Decodable {
+    var alignmentHeads: [[Int]]
+    var suppressIDs: [Int]
+    var suppressIDsBegin: [Int]
+
+    enum CodingKeys: String, CodingKey {
+        case alignmentHeads = "alignment_heads"
+        case suppressIDs = "suppress_ids"
+        case suppressIDsBegin = "suppress_ids_begin"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        alignmentHeads = try container.decodeIfPresent([[Int]].self, forKey: .alignmentHeads) ?? []
+        suppressIDs = try container.decodeIfPresent([Int].self, forKey: .suppressIDs) ?? []
+        suppressIDsBegin = try container.decodeIfPresent([Int].self, forKey: .suppressIDsBegin) ?? []
+    }
+
+    init(data: Data, path: String) throws {
+        do {
+            self = try JSONDecoder().decode(Self.self, from: data)
+        } catch {
+            throw EarshotError(
+                .modelUnavailable,
+                "\(path): expected CTranslate2's Whisper config (alignment_heads, suppress_ids as lists of "
+                    + "integers); \(Self.describe(error))")
+        }
+        guard alignmentHeads.allSatisfy({ $0.count == 2 }) else {
+            throw EarshotError(.modelUnavailable, "\(path): alignment_heads: expected [layer, head] pairs")
+        }
+    }
+
+    /// The BPE merges of a Hugging Face `tokenizer.json` (`model.merges`, as `"a b"` strings or as
+    /// `["a", "b"]` pairs), which turn a prompt's text into tokens.
+    static func merges(data: Data, path: String) throws -> [String] {
+        struct Tokenizer: Decodable {
+            struct Model: Decodable {
+                var type: String?
+                var merges: [Merge]
+            }
+            enum Merge: Decodable {
+                case joined(String)
+                case pair([String])
+                init(from decoder: any Decoder) throws {
+                    let container = try decoder.singleValueContainer()
+                    if let text = try? container.decode(String.self) {
+                        self = .joined(text)
+                    } else {
+                        self = .pair(try container.decode([String].self))
+                    }
+                }
+            }
+            var model: Model
+        }
+        let tokenizer: Tokenizer
+        do { tokenizer = try JSONDecoder().decode(Tokenizer.self, from: data) } catch {
+            throw EarshotError(
+                .modelUnavailable,
+                "\(path): expected a Hugging Face tokenizer with model.merges; \(describe(error))")
+        }
+        guard tokenizer.model.type == nil || tokenizer.model.type == "BPE" else {
+            throw EarshotError(.modelUnavailable, "\(path): expected a BPE tokenizer; found \(tokenizer.model.type!)")
+        }
+        return try tokenizer.model.merges.map { merge in
+            switch merge {
+            case .joined(let text): return text
+            case .pair(let pair) where pair.count == 2: return pair[0] + " " + pair[1]
+            case .pair: throw EarshotError(.modelUnavailable, "\(path): model.merges: expected pairs of symbols")
+            }
+        }
+    }
+
+    /// A decoding error as one phrase that names the field.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return (field.isEmpty ? "" : "field \(field): ") + context.debugDescription
+        default:
+            return "\(error)"
+        }
+    }
+}

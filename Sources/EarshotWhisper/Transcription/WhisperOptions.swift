@@ -1,0 +1,90 @@
+import EarshotCore
+
+/// How Whisper decodes, with faster-whisper's defaults (which are openai/whisper's, with beam 5): the
+/// parameters users of Whisper know by these names.
+public struct WhisperOptions: Sendable, Equatable {
+    /// Beam width; 1 decodes greedily.
+    public var beamSize: Int
+    /// Beam search stops once `round(beamSize · patience)` hypotheses have ended.
+    public var patience: Double
+    /// Hypotheses are ranked by `Σ log p / length^lengthPenalty`.
+    public var lengthPenalty: Double
+    /// Temperatures tried in turn while a window's result looks wrong (too repetitive, or too
+    /// improbable); above 0 the window is sampled, `bestOf` times.
+    public var temperatures: [Double]
+    public var bestOf: Int
+    /// A result whose text compresses (zlib) by more than this is repetition: try the next temperature.
+    public var compressionRatioThreshold: Double?
+    /// A result whose average token log-probability is below this: try the next temperature.
+    public var logProbabilityThreshold: Double?
+    /// A window whose no-speech probability is above this (and whose average log-probability is
+    /// below `logProbabilityThreshold`) is silence: nothing is transcribed.
+    public var noSpeechThreshold: Double?
+    /// Later windows of an utterance are prompted with the text before them.
+    public var conditionOnPreviousText: Bool
+    /// Above this temperature, the text so far stops being a prompt.
+    public var promptResetOnTemperature: Double
+    /// Text that prompts the first window: names, spellings, the style of the transcript.
+    public var initialPrompt: String?
+    /// The spoken language's code (`en`, `de`, …) for a multilingual model; nil to detect it. English-only
+    /// models transcribe English whatever this says.
+    public var language: String?
+    /// Suppress a blank (a space or the end) as the first token.
+    public var suppressBlank: Bool
+    /// Tokens never emitted; nil for the default set (speaker tags, music and other non-speech
+    /// symbols, and the special tokens), as faster-whisper's `suppress_tokens=[-1]`.
+    public var suppressTokens: [Int]?
+    /// Decode without timestamp tokens (one segment per window, no word times from segments).
+    public var withoutTimestamps: Bool
+    /// The first timestamp may be at most this late, in seconds.
+    public var maxInitialTimestamp: Double
+    /// Align each word to the audio (cross-attention and dynamic time warping).
+    public var wordTimestamps: Bool
+
+    public init(
+        beamSize: Int = 5, patience: Double = 1, lengthPenalty: Double = 1,
+        temperatures: [Double] = [0, 0.2, 0.4, 0.6, 0.8, 1], bestOf: Int = 5,
+        compressionRatioThreshold: Double? = 2.4, logProbabilityThreshold: Double? = -1,
+        noSpeechThreshold: Double? = 0.6, conditionOnPreviousText: Bool = true, promptResetOnTemperature: Double = 0.5,
+        initialPrompt: String? = nil, language: String? = nil, suppressBlank: Bool = true, suppressTokens: [Int]? = nil,
+        withoutTimestamps: Bool = false, maxInitialTimestamp: Double = 1, wordTimestamps: Bool = true
+    ) {
+        self.beamSize = beamSize
+        self.patience = patience
+        self.lengthPenalty = lengthPenalty
+        self.temperatures = temperatures
+        self.bestOf = bestOf
+        self.compressionRatioThreshold = compressionRatioThreshold
+        self.logProbabilityThreshold = logProbabilityThreshold
+        self.noSpeechThreshold = noSpeechThreshold
+        self.conditionOnPreviousText = conditionOnPreviousText
+        self.promptResetOnTemperature = promptResetOnTemperature
+        self.initialPrompt = initialPrompt
+        self.language = language
+        self.suppressBlank = suppressBlank
+        self.suppressTokens = suppressTokens
+        self.withoutTimestamps = withoutTimestamps
+        self.maxInitialTimestamp = maxInitialTimestamp
+        self.wordTimestamps = wordTimestamps
+    }
+
+    /// Checks every field, naming the one out of range.
+    public func validate() throws {
+        func fail(_ field: String, _ expected: String) -> EarshotError {
+            EarshotError(.invalidParameter, "whisper \(field): expected \(expected)")
+        }
+        guard (1...64).contains(beamSize) else { throw fail("beamSize \(beamSize)", "1–64") }
+        guard patience > 0, patience.isFinite else { throw fail("patience \(patience)", "a positive number") }
+        guard lengthPenalty.isFinite else { throw fail("lengthPenalty", "a finite number") }
+        guard !temperatures.isEmpty, temperatures.allSatisfy({ $0 >= 0 && $0.isFinite }) else {
+            throw fail("temperatures \(temperatures)", "one or more temperatures ≥ 0")
+        }
+        guard (1...64).contains(bestOf) else { throw fail("bestOf \(bestOf)", "1–64") }
+        guard maxInitialTimestamp >= 0, maxInitialTimestamp.isFinite else {
+            throw fail("maxInitialTimestamp \(maxInitialTimestamp)", "seconds ≥ 0")
+        }
+        if let initialPrompt, initialPrompt.utf8.count > 4096 {
+            throw fail("initialPrompt (\(initialPrompt.utf8.count) bytes)", "at most 4 096 bytes")
+        }
+    }
+}

@@ -1,0 +1,274 @@
+import CZlib
+import EarshotCore
+import Foundation
+
+/// One segment of a Whisper transcript: text between two timestamps, times in seconds from the
+/// start of the audio transcribed.
+public struct WhisperSegment: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    /// The text as decoded (with its leading space).
+    public var text: String
+    public var tokens: [Int]
+    /// The window's average log-probability per token, end included.
+    public var averageLogProbability: Double
+    /// The window's no-speech probability.
+    public var noSpeechProbability: Double
+    public var compressionRatio: Double
+    /// The temperature the window was decoded at (0 unless it fell back).
+    public var temperature: Double
+    /// The words, with times and probabilities (empty without word timestamps).
+    public var words: [WhisperWord]
+}
+
+/// A word of a Whisper transcript: its text (with any leading space and attached punctuation), its
+/// time in seconds from the start of the audio, and its probability.
+public struct WhisperWord: Sendable, Equatable {
+    public var word: String
+    public var start: Double
+    public var end: Double
+    public var probability: Double
+}
+
+/// Transcribes 16 kHz audio of any length as faster-whisper's `WhisperModel.transcribe` does (the
+/// reference Earshot is checked against), window by window: the log-mel spectrogram of the whole
+/// audio; 30 s windows (3 000 frames, zero-padded); each decoded with the text before it as a prompt,
+/// at temperature 0 and again at higher ones while the result is too repetitive or too improbable;
+/// windows that sound silent skipped; segments cut at timestamp pairs; the next window starting at
+/// the last complete segment's end (or last word's), so nothing is cut mid-word.
+///
+/// Holds an encoder, a decoder and their buffers for one stream of work (not thread-safe); the model
+/// is shared.
+public final class WhisperTranscriber {
+    public let model: WhisperModel
+    public let options: WhisperOptions
+    private let spectrogram: LogMelSpectrogram
+    private let encoder: WhisperEncoder
+    private let decoder: WhisperDecoder
+    private let window: UnsafeMutablePointer<Float>
+
+    /// Mel frames per second (10 ms hop) and per timestamp token (20 ms).
+    static let framesPerSecond = 100.0
+    static let secondsPerTimestamp = 0.02
+
+    public init(model: WhisperModel, options: WhisperOptions = WhisperOptions()) throws {
+        try options.validate()
+        self.model = model
+        self.options = options
+        spectrogram = LogMelSpectrogram(melBins: model.dimensions.melBins)
+        encoder = WhisperEncoder(model: model)
+        decoder = WhisperDecoder(model: model, capacity: max(options.beamSize, options.bestOf))
+        window = .allocate(capacity: encoder.inputFrames * model.dimensions.melBins)
+    }
+
+    deinit { window.deallocate() }
+
+    /// The segments of `samples` (16 kHz mono), times from its first sample. `isCancelled` is asked
+    /// between windows.
+    public func transcribe(_ samples: UnsafeBufferPointer<Float>, isCancelled: () -> Bool = { false }) throws
+        -> [WhisperSegment]
+    {
+        guard !samples.isEmpty else { return [] }
+        let tokenizer = model.tokenizer
+        let mels = model.dimensions.melBins
+        let (frames, features) = spectrogram(samples)
+        let contentFrames = frames - 1
+        let windowFrames = encoder.inputFrames
+        let language = try languageFor(features: features, frames: frames)
+        let startSequence = try tokenizer.startSequence(language: language)
+        let search = WhisperSearch(
+            decoder: decoder,
+            filter: LogitFilter(
+                tokenizer: tokenizer, suppressed: options.suppressTokens ?? tokenizer.defaultSuppressedTokens,
+                suppressedAtBegin: options.suppressBlank ? model.suppressedAtBegin : [],
+                timestamps: !options.withoutTimestamps,
+                maxInitialTimestampIndex: Int((options.maxInitialTimestamp / Self.secondsPerTimestamp).rounded())),
+            lengthPenalty: options.lengthPenalty)
+        defer { search.deallocate() }
+
+        var allTokens: [Int] = []
+        if let prompt = options.initialPrompt?.trimmingCharacters(in: .whitespacesAndNewlines), !prompt.isEmpty {
+            allTokens = tokenizer.encode(" " + prompt)
+        }
+        var promptResetSince = 0
+        var lastSpeech = 0.0
+        var segments: [WhisperSegment] = []
+        var seek = 0
+        while seek < contentFrames {
+            if isCancelled() { throw EarshotError(.canceled, "whisper: transcription cancelled") }
+            let timeOffset = Double(seek) / Self.framesPerSecond
+            let size = min(windowFrames, contentFrames - seek)
+            window.update(repeating: 0, count: windowFrames * mels)
+            features.withUnsafeBufferPointer { window.update(from: $0.baseAddress! + seek * mels, count: size * mels) }
+            encoder.encode(window)
+            decoder.begin(encoderOutput: encoder.output)
+
+            let previous = Array(allTokens[promptResetSince...])
+            var prompt: [Int] = []
+            if !previous.isEmpty { prompt = [tokenizer.startOfPrevious] + previous.suffix(model.dimensions.textContext / 2 - 1) }
+            prompt += startSequence
+            if options.withoutTimestamps { prompt.append(tokenizer.noTimestamps) }
+
+            let decoded = decodeWithFallback(search: search, prompt: prompt, seed: UInt64(seek))
+            if let threshold = options.noSpeechThreshold, Double(decoded.noSpeech) > threshold,
+                !(options.logProbabilityThreshold.map { decoded.averageLogProbability > $0 } ?? false)
+            {
+                seek += size
+                continue
+            }
+            let previousSeek = seek
+            var (windowSegments, nextSeek, singleTimestampEnding) = split(
+                decoded.tokens, timeOffset: timeOffset, size: size, seek: seek)
+            if options.wordTimestamps {
+                let text = windowSegments.flatMap { $0.tokens.filter { $0 < tokenizer.endOfText } }
+                if let alignment = TokenAlignment.align(
+                    text: text, frames: size, decoder: decoder, startSequence: startSequence)
+                {
+                    let aligned = WordTiming.alignedWords(text: text, alignment: alignment, tokenizer: tokenizer)
+                    lastSpeech = WordTiming.assign(
+                        aligned, to: &windowSegments, offset: timeOffset, lastSpeech: lastSpeech, tokenizer: tokenizer)
+                }
+                if !singleTimestampEnding, let lastWordEnd = Self.lastEnd(windowSegments), lastWordEnd > timeOffset {
+                    nextSeek = Int((lastWordEnd * Self.framesPerSecond).rounded(.toNearestOrEven))
+                }
+                if let lastWordEnd = Self.lastEnd(windowSegments) { lastSpeech = lastWordEnd }
+            }
+            // Always forward, whatever the timestamps said.
+            seek = nextSeek > previousSeek ? nextSeek : previousSeek + size
+            for segment in windowSegments {
+                let text = tokenizer.decode(segment.tokens)
+                if segment.start == segment.end || text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                allTokens += segment.tokens
+                segments.append(
+                    WhisperSegment(
+                        start: segment.start, end: segment.end, text: text, tokens: segment.tokens,
+                        averageLogProbability: decoded.averageLogProbability,
+                        noSpeechProbability: Double(decoded.noSpeech), compressionRatio: decoded.compressionRatio,
+                        temperature: decoded.temperature,
+                        words: segment.words.map {
+                            WhisperWord(word: $0.word, start: $0.start, end: $0.end, probability: $0.probability)
+                        }))
+            }
+            if !options.conditionOnPreviousText || decoded.temperature > options.promptResetOnTemperature {
+                promptResetSince = allTokens.count
+            }
+        }
+        return segments
+    }
+
+    /// The end of the last word of `segments`, else of the last segment.
+    private static func lastEnd(_ segments: [WordTiming.Segment]) -> Double? {
+        for segment in segments.reversed() { if let word = segment.words.last { return word.end } }
+        return segments.last?.end
+    }
+
+    private struct Decoded {
+        var tokens: [Int]
+        var averageLogProbability: Double
+        var noSpeech: Float
+        var temperature: Double
+        var compressionRatio: Double
+    }
+
+    /// faster-whisper's `generate_with_fallback`: temperature 0 first (beam or greedy), then sampling
+    /// at each higher temperature while the text compresses too well or the average log-probability is
+    /// too low (unless the window is silence); if every try fails, the likeliest of those that were not
+    /// repetitive.
+    private func decodeWithFallback(search: WhisperSearch, prompt: [Int], seed: UInt64) -> Decoded {
+        var all: [Decoded] = []
+        var notRepetitive: [Decoded] = []
+        var lastTemperature = 0.0
+        for (attempt, temperature) in options.temperatures.enumerated() {
+            lastTemperature = temperature
+            if attempt > 0 { decoder.restart() }
+            let strategy: WhisperSearch.Strategy =
+                temperature > 0
+                ? .sample(temperature: temperature, count: options.bestOf, seed: seed &* 1_000_003 &+ UInt64(attempt))
+                : (options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
+            let result = search.run(prompt: prompt, strategy: strategy)
+            let best = result.hypotheses.first ?? WhisperSearch.Hypothesis(tokens: [], logProbability: 0, score: 0, tokenLogProbabilities: [])
+            let length = Double(best.tokens.count)
+            let cumulative = Double(best.score) * pow(length, options.lengthPenalty)
+            let decoded = Decoded(
+                tokens: best.tokens, averageLogProbability: cumulative / (length + 1), noSpeech: result.noSpeechProbability,
+                temperature: temperature,
+                compressionRatio: Self.compressionRatio(model.tokenizer.decode(best.tokens).trimmingCharacters(in: .whitespaces)))
+            all.append(decoded)
+            var needsFallback = false
+            if let threshold = options.compressionRatioThreshold {
+                if decoded.compressionRatio > threshold { needsFallback = true } else { notRepetitive.append(decoded) }
+            }
+            if let threshold = options.logProbabilityThreshold, decoded.averageLogProbability < threshold {
+                needsFallback = true
+            }
+            if let noSpeech = options.noSpeechThreshold, let logThreshold = options.logProbabilityThreshold,
+                Double(decoded.noSpeech) > noSpeech, decoded.averageLogProbability < logThreshold
+            {
+                needsFallback = false
+            }
+            if !needsFallback { return decoded }
+        }
+        var chosen = (notRepetitive.isEmpty ? all : notRepetitive).max { $0.averageLogProbability < $1.averageLogProbability }!
+        chosen.temperature = lastTemperature
+        return chosen
+    }
+
+    /// Cuts a window's tokens into segments at each pair of timestamps (faster-whisper's
+    /// `_split_segments_by_timestamps`), and says where the next window starts: after the window if it
+    /// ended on a single timestamp (nothing is left unsaid), else at the last complete segment's end.
+    private func split(_ tokens: [Int], timeOffset: Double, size: Int, seek: Int)
+        -> (segments: [WordTiming.Segment], seek: Int, singleTimestampEnding: Bool)
+    {
+        let begin = model.tokenizer.timestampBegin
+        let singleEnding = tokens.count >= 2 && tokens[tokens.count - 2] < begin && tokens[tokens.count - 1] >= begin
+        let consecutive = tokens.indices.filter { $0 > 0 && tokens[$0] >= begin && tokens[$0 - 1] >= begin }
+        func time(_ token: Int) -> Double { timeOffset + Double(token - begin) * Self.secondsPerTimestamp }
+        if consecutive.isEmpty {
+            var duration = Double(size) / Self.framesPerSecond
+            if let last = tokens.last(where: { $0 >= begin }), last != begin {
+                duration = Double(last - begin) * Self.secondsPerTimestamp
+            }
+            return ([WordTiming.Segment(start: timeOffset, end: timeOffset + duration, tokens: tokens)], seek + size, singleEnding)
+        }
+        var slices = consecutive
+        if singleEnding { slices.append(tokens.count) }
+        var segments: [WordTiming.Segment] = []
+        var lastSlice = 0
+        for slice in slices {
+            let piece = Array(tokens[lastSlice..<slice])
+            segments.append(WordTiming.Segment(start: time(piece.first!), end: time(piece.last!), tokens: piece))
+            lastSlice = slice
+        }
+        let next = singleEnding ? seek + size : seek + (tokens[lastSlice - 1] - begin) * 2
+        return (segments, next, singleEnding)
+    }
+
+    /// `len(text) / len(zlib.compress(text))` over the UTF-8 bytes, at zlib's default level, as
+    /// faster-whisper measures repetition.
+    static func compressionRatio(_ text: String) -> Double {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { return 0 }
+        var length = compressBound(uLong(bytes.count))
+        var output = [UInt8](repeating: 0, count: Int(length))
+        let status = compress2(&output, &length, bytes, uLong(bytes.count), Z_DEFAULT_COMPRESSION)
+        guard status == Z_OK, length > 0 else { return 0 }
+        return Double(bytes.count) / Double(length)
+    }
+
+    /// The language to transcribe: the option, or for a multilingual model without one, the language
+    /// token likeliest after `<|startoftranscript|>` on the first window.
+    private func languageFor(features: [Float], frames: Int) throws -> String? {
+        let tokenizer = model.tokenizer
+        guard tokenizer.isMultilingual else { return nil }
+        if let language = options.language { return language }
+        let mels = model.dimensions.melBins
+        let size = min(encoder.inputFrames, frames - 1)
+        window.update(repeating: 0, count: encoder.inputFrames * mels)
+        features.withUnsafeBufferPointer { window.update(from: $0.baseAddress!, count: size * mels) }
+        encoder.encode(window)
+        decoder.begin(encoderOutput: encoder.output)
+        decoder.run(tokens: [tokenizer.startOfTranscript], perHypothesis: 1, logitRows: [0])
+        let best = tokenizer.languages.max { decoder.logits[$0.token] < decoder.logits[$1.token] }
+        return best?.code
+    }
+}
