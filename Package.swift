@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "EarshotDSP", targets: ["EarshotDSP"]),
         .library(name: "EarshotRecognizer", targets: ["EarshotRecognizer"]),
         .library(name: "EarshotWhisper", targets: ["EarshotWhisper"]),
+        .library(name: "EarshotModels", targets: ["EarshotModels"]),
         .library(name: "EarshotCodecs", targets: ["EarshotCodecs"]),
         .library(name: "EarshotVAD", targets: ["EarshotVAD"]),
         .library(name: "EarshotTranscription", targets: ["EarshotTranscription"]),
@@ -74,6 +75,11 @@ let package = Package(
         .target(
             name: "EarshotWhisper", dependencies: ["EarshotCore", "EarshotRecognizer", "COpenBLAS", "CZlib"],
             swiftSettings: strictSwift6),
+        // The embedded recognizers a process can load (Whisper, PocketSphinx): where their models are
+        // found, which one is chosen, and the factory every command and the service make them with.
+        .target(
+            name: "EarshotModels", dependencies: ["EarshotCore", "EarshotRecognizer", "EarshotWhisper"],
+            swiftSettings: strictSwift6),
         .target(
             name: "EarshotCodecs",
             dependencies: ["EarshotCore", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC"],
@@ -116,7 +122,8 @@ let package = Package(
         .target(
             name: "EarshotServer",
             dependencies: [
-                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotWire", "CLinuxSocket",
+                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotModels", "EarshotWire",
+                "CLinuxSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -163,7 +170,7 @@ let package = Package(
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
                 "EarshotTranscription", "EarshotServiceTranscription", "EarshotLab", "EarshotLoad", "EarshotServer",
-                "EarshotClient",
+                "EarshotClient", "EarshotWhisper", "EarshotModels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -185,7 +192,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotWhisperTests",
-            dependencies: ["EarshotWhisper", "EarshotRecognizer", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            dependencies: [
+                "EarshotWhisper", "EarshotModels", "EarshotRecognizer", "EarshotIO", "EarshotLab", "EarshotTesting",
+                "EarshotTestTraits", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotCodecsTests",

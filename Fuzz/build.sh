@@ -95,7 +95,7 @@ link_target() {
         "${objects[@]}" -o "$OUT/fuzz-$name"
 }
 
-ALL=(grammar multipart xarg oauthform wav amr speex ogg)
+ALL=(grammar multipart xarg oauthform wav amr speex ogg whispermodel)
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${ALL[@]}"); fi
 EXTRA_LINK=()
 rebuilt=false
@@ -110,6 +110,9 @@ compile_module EarshotCodecs
 compile_module EarshotIO
 compile_module EarshotTesting
 compile_module EarshotRecognizer
+# Whisper's reader (the whispermodel target), and the recognizer factory the service loads through.
+compile_module EarshotWhisper
+compile_module EarshotModels
 if $needs_server; then
     mapfile -t SERVER_FLAGS < <(server_dependency_flags)
     server_dependency_archive
@@ -131,9 +134,12 @@ for target in "${TARGETS[@]}"; do
             link_target "$target" "$CODECS" Tests/EarshotCodecsTests/CodecFuzzEntry.swift ;;
         multipart | xarg | oauthform)
             EXTRA_LINK=("${SERVER_FLAGS[@]}")
-            link_target "$target" "$CODECS EarshotDSP EarshotRecognizer EarshotWire EarshotServer" \
+            link_target "$target" "$CODECS EarshotDSP EarshotRecognizer EarshotWhisper EarshotModels EarshotWire EarshotServer" \
                 Tests/EarshotServerTests/ServerFuzzEntry.swift "$OUT/dependencies.a"
             EXTRA_LINK=() ;;
+        whispermodel)
+            link_target whispermodel "EarshotCore EarshotRecognizer EarshotWhisper EarshotTesting" \
+                Tests/EarshotWhisperTests/WhisperModelFuzzEntry.swift ;;
         *) echo "unknown target $target; expected one of ${ALL[*]}" >&2; exit 2 ;;
     esac
 done

@@ -6,43 +6,39 @@ public import EarshotRecognizer
 import Foundation
 
 /// The embedded recognizer alone under the load test's pattern: N tasks, each with its own
-/// PocketSphinx decoder, fed the corpus's utterances at real-time pace up to the labelled end of
+/// recognizer (Whisper or PocketSphinx, made by `makeRecognizer`), fed the corpus's utterances at real-time pace up to the labelled end of
 /// speech; the latency is from that moment to the final result (`endUtterance`). It bounds what
 /// any service built on this recognizer can do on this machine.
 public struct EmbeddedLoad: Sendable {
     public var utterances: [LoadTest.Utterance]
     public var speed: Double
-    /// What each stream's decoder loads: the model and the search settings (`--decoder`).
-    public var recognizer: PocketSphinxConfiguration
+    /// Makes each stream's recognizer (the models' weights are shared; each has its own state).
+    public var makeRecognizer: @Sendable () throws -> any Recognizer
 
     public init(
-        utterances: [LoadTest.Utterance], speed: Double = 1, recognizer: PocketSphinxConfiguration = .default
+        utterances: [LoadTest.Utterance], speed: Double = 1,
+        makeRecognizer: @escaping @Sendable () throws -> any Recognizer = {
+            try PocketSphinxRecognizer(configuration: .default)
+        }
     ) {
         self.utterances = utterances
         self.speed = speed
-        self.recognizer = recognizer
+        self.makeRecognizer = makeRecognizer
     }
 
     public func run(streams: Int, duration: Double) async throws -> LoadReport.Level {
         let deadline = ContinuousClock.now + .seconds(duration)
         let utterances = self.utterances
         let speed = self.speed
-        let configuration = recognizer
+        let makeRecognizer = self.makeRecognizer
         // Each stream is a task on the executor for blocking work: decoding holds one of its threads,
         // waiting for the next block of paced audio holds none.
         let samples = try await withThrowingTaskGroup(of: [LoadTest.Sample].self) { group in
             for stream in 0..<streams {
                 group.addTask(executorPreference: BlockingExecutor.current) {
-                    let recognizer = try PocketSphinxRecognizer(configuration: configuration)
-                    var samples: [LoadTest.Sample] = []
-                    var index = stream
-                    while ContinuousClock.now < deadline {
-                        samples.append(
-                            try await Self.decode(
-                                utterances[index % utterances.count], recognizer: recognizer, speed: speed))
-                        index += 1
-                    }
-                    return samples
+                    try await Self.stream(
+                        from: stream, of: utterances, recognizer: try makeRecognizer(), speed: speed,
+                        until: deadline)
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
@@ -50,7 +46,23 @@ public struct EmbeddedLoad: Sendable {
         return LoadReport.Level(streams: streams, samples: samples)
     }
 
-    static func decode(_ utterance: LoadTest.Utterance, recognizer: PocketSphinxRecognizer, speed: Double)
+    /// One stream: utterances from `first` on, in turn, until `deadline` (opened for the recognizer's
+    /// own type, SE-0352).
+    static func stream<R: Recognizer>(
+        from first: Int, of utterances: [LoadTest.Utterance], recognizer: R, speed: Double,
+        until deadline: ContinuousClock.Instant
+    ) async throws -> [LoadTest.Sample] {
+        var recognizer = recognizer
+        var samples: [LoadTest.Sample] = []
+        var index = first
+        while ContinuousClock.now < deadline {
+            samples.append(try await decode(utterances[index % utterances.count], recognizer: &recognizer, speed: speed))
+            index += 1
+        }
+        return samples
+    }
+
+    static func decode<R: Recognizer>(_ utterance: LoadTest.Utterance, recognizer: inout R, speed: Double)
         async throws -> LoadTest.Sample
     {
         // 20 ms blocks at 16 kHz, so the end of speech is noted within 20 ms of being due.

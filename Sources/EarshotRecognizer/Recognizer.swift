@@ -37,6 +37,11 @@ public protocol Recognizer {
     /// can serve another. The default ends the utterance and drops the result.
     mutating func abandonUtterance()
 
+    /// Options for the next utterance only (a request's language, prompt, temperature); a recognizer
+    /// ignores what it cannot use (the default), and throws `.invalidParameter` for a value it cannot
+    /// honour (a language it does not speak). Before ``startUtterance()`` or before the utterance ends.
+    mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws
+
     /// Forgets what the recognizer has learned of earlier audio (the channel: a running cepstral
     /// mean, say), so the next utterance decodes as on a freshly loaded recognizer: a service does
     /// this between requests, so one client's channel does not colour another's result. Between
@@ -46,6 +51,8 @@ public protocol Recognizer {
 
 extension Recognizer {
     public mutating func resetAdaptation() throws {}
+
+    public mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws {}
 
     public mutating func abandonUtterance() {
         _ = try? endUtterance()

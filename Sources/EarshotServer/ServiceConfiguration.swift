@@ -1,3 +1,4 @@
+public import EarshotModels
 public import EarshotRecognizer
 
 /// Everything `earshot serve` can set, with the seed's defaults where it has them.
@@ -52,8 +53,9 @@ public struct ServiceConfiguration: Sendable {
     public var retryAfterSeconds: Int
     /// The realm of the `WWW-Authenticate` challenge.
     public var realm: String
-    /// The model every recognizer loads.
-    public var recognizer: PocketSphinxConfiguration
+    /// The models the service recognizes with, the default first (see ``RecognizerPools``): by
+    /// default PocketSphinx alone; `earshot serve` puts Whisper first when its model is installed.
+    public var models: [EmbeddedRecognizerModel]
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, credentials: Credentials,
@@ -62,7 +64,8 @@ public struct ServiceConfiguration: Sendable {
         grammarLimits: GrammarLimits = .default, readTimeout: Duration = .seconds(10),
         uploadGrace: Duration = .seconds(5), minimumAudioRate: Double = 0.5, leaseThreshold: Int = 1024,
         idleTimeout: Duration = .seconds(15), recognizerCount: Int = 4, preloadedRecognizers: Int = 1,
-        retryAfterSeconds: Int = 1, realm: String = "earshot", recognizer: PocketSphinxConfiguration = .default
+        retryAfterSeconds: Int = 1, realm: String = "earshot",
+        models: [EmbeddedRecognizerModel] = [EmbeddedRecognizerModel(.pocketSphinx(.default))]
     ) {
         self.host = host
         self.port = port
@@ -83,7 +86,7 @@ public struct ServiceConfiguration: Sendable {
         self.preloadedRecognizers = preloadedRecognizers
         self.retryAfterSeconds = retryAfterSeconds
         self.realm = realm
-        self.recognizer = recognizer
+        self.models = models
     }
 
     /// The pace rules every upload is held to.

@@ -18,17 +18,20 @@ public import ServiceLifecycle
 public struct SpeechService: Sendable {
     public let configuration: ServiceConfiguration
     public let authority: TokenAuthority
-    public let pool: RecognizerPool
+    public let pools: RecognizerPools
+    /// The default model's pool (speechToText's and OpenAI's default).
+    public var pool: RecognizerPool { pools.primary.pool }
     public let readiness = ServiceReadiness()
     public let metrics = ServiceMetrics()
     private let listener: ServiceListener
     private let logger: Logger
 
-    /// `loadRecognizer` makes each recognizer of the pool (the routes know them only as
-    /// ``GrammarRecognizer``s); by default, PocketSphinx loaded with `configuration.recognizer`. The
-    /// recognizers load and decode on the ``BlockingExecutor/current`` of the task that makes the
-    /// service: the process's executor for blocking work, unless the caller scoped another (a test
-    /// process gives its in-process services their own, as a separate process would have).
+    /// Each of `configuration.models` gets a pool of recognizers its factory makes (``RecognizerPools``);
+    /// `loadRecognizer`, when given, makes the default model's instead (the routes know them only as
+    /// ``Recognizer``s, and ``GrammarRecognizer``s for Speech to Text Custom). The recognizers load and
+    /// decode on the ``BlockingExecutor/current`` of the task that makes the service: the process's
+    /// executor for blocking work, unless the caller scoped another (a test process gives its
+    /// in-process services their own, as a separate process would have).
     public init(configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil) {
         self.configuration = configuration
         self.logger = logger
@@ -39,9 +42,8 @@ public struct SpeechService: Sendable {
                 lifetimes: configuration.tokenLifetimes, key: configuration.tokenKey),
             attempts: FailedAttempts(
                 limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))
-        let model = configuration.recognizer
-        let load = loadRecognizer ?? { try PocketSphinxRecognizer(configuration: model) }
-        pool = RecognizerPool(capacity: configuration.recognizerCount, load: load)
+        pools = RecognizerPools(
+            models: configuration.models, capacity: configuration.recognizerCount, loadDefault: loadRecognizer)
     }
 
     /// What runs the service under a `ServiceGroup`, in order: the Hummingbird application, then the
@@ -60,18 +62,21 @@ public struct SpeechService: Sendable {
     func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) async throws
         -> some ApplicationProtocol
     {
-        try await pool.preload(configuration.preloadedRecognizers)
+        try await pools.primary.pool.preload(configuration.preloadedRecognizers)
         await readiness.recognizersLoaded()
         let router = Router(context: ServiceRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-        let upload = UploadRecognition(pool: pool, configuration: configuration, metrics: metrics)
+        let upload = UploadRecognition(
+            configuration: configuration, executor: pools.primary.pool.executor, metrics: metrics)
         let oauth = OAuthRoute(authority: authority)
         let speech = SpeechToTextRoute(
-            service: .speechToText, authority: authority, upload: upload, configuration: configuration)
+            service: .speechToText, authority: authority, upload: upload, pool: pools.primary,
+            configuration: configuration)
         let custom = SpeechToTextRoute(
-            service: .speechToTextCustom, authority: authority, upload: upload, configuration: configuration)
-        let openAI = TranscriptionRoute(authority: authority, upload: upload, configuration: configuration)
-        let operations = OperationsRoute(readiness: readiness, metrics: metrics, pool: pool)
+            service: .speechToTextCustom, authority: authority, upload: upload, pool: pools.grammar,
+            configuration: configuration)
+        let openAI = TranscriptionRoute(authority: authority, upload: upload, pools: pools, configuration: configuration)
+        let operations = OperationsRoute(readiness: readiness, metrics: metrics, pools: pools)
         router.get("/health") { request, _ in await operations.health(request) }
         router.get("/metrics") { request, _ in await operations.scrape(request) }
         router.post("/oauth/token") { request, context in try await oauth.respond(request, context: context) }

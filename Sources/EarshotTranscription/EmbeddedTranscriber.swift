@@ -54,3 +54,13 @@ extension EmbeddedTranscriber where R == PocketSphinxRecognizer {
         self.init(recognizer: try PocketSphinxRecognizer(configuration: configuration))
     }
 }
+
+/// A transcriber over any recognizer, specialized for its own type (SE-0352): what a command makes for
+/// each worker from the recognizer a model gives.
+public func embeddedTranscriber(for recognizer: any Recognizer) -> any SegmentTranscriber {
+    transcriber(opening: recognizer)
+}
+
+private func transcriber<R: Recognizer>(opening recognizer: R) -> any SegmentTranscriber {
+    EmbeddedTranscriber(recognizer: recognizer)
+}

@@ -5,6 +5,13 @@ import Foundation
 /// The settings that produced a transcript, recorded in every JSON document so it can be reproduced.
 public struct TranscriptParameters: Sendable, Hashable, Encodable {
     public var recognizer: String
+    /// The embedded model's id (`whisper-tiny.en`, `pocketsphinx-en-us`) and folder.
+    public var model: String?
+    public var modelDirectory: String?
+    /// Whisper's search and prompt.
+    public var beamSize: Int?
+    public var language: String?
+    public var prompt: String?
     /// The service's URL and the wire format segments were sent in, for `transcribe --service`.
     public var service: String?
     public var audioFormat: String?
@@ -30,11 +37,26 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
         settings: TranscriptionSettings
     ) {
         self.init(recognizer: "pocketsphinx", settings: settings)
+        self.model = "pocketsphinx-" + (model.acousticModel as NSString).lastPathComponent
         acousticModel = model.acousticModel
         languageModel = model.languageModel
         dictionary = model.dictionary
         self.decoder = decoder.rawValue
         decoderArguments = Dictionary(uniqueKeysWithValues: model.searchArguments.map { ($0.flag, $0.value) })
+    }
+
+    /// The parameters of Whisper with the model `id` from `directory`, searched with `beamSize` (1:
+    /// greedy), given `language` and `prompt`, run with `settings`.
+    public init(
+        whisper id: String, directory: String, beamSize: Int, language: String?, prompt: String?,
+        settings: TranscriptionSettings
+    ) {
+        self.init(recognizer: "whisper", settings: settings)
+        model = id
+        modelDirectory = directory
+        self.beamSize = beamSize
+        self.language = language
+        self.prompt = prompt
     }
 
     /// The parameters of a recognition service at `url`, sent segments in `audioFormat`, run with `settings`.
@@ -57,7 +79,8 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case recognizer, service, dictionary, jobs, detector, resampler, decoder
+        case recognizer, model, service, dictionary, jobs, detector, resampler, decoder, language, prompt
+        case modelDirectory = "model_directory", beamSize = "beam_size"
         case decoderArguments = "decoder_arguments"
         case audioFormat = "audio_format"
         case acousticModel = "acoustic_model", languageModel = "language_model"

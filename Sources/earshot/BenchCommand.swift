@@ -47,7 +47,7 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "Measure the embedded recognizer alone instead of a service.")
     var embedded = false
 
-    @OptionGroup var decoderOptions: DecoderOptions
+    @OptionGroup(title: "Embedded recognizer (with --embedded)") var recognizerOptions: RecognizerOptions
 
     @Flag(help: "Print the report as JSON on standard output.")
     var json = false
@@ -68,7 +68,7 @@ struct Bench: AsyncParsableCommand {
         guard !utterances.isEmpty else {
             throw EarshotError(.invalidInput, "\(corpus): no utterance with labelled speech")
         }
-        if !embedded { try decoderOptions.refuse("without --embedded the service decodes with its own") }
+        if !embedded { try recognizerOptions.refuse("without --embedded the service decodes with its own") }
         var configuration = embedded ? nil : try serviceOptions.configuration()
         configuration?.reportsPartialResults = partialResults
         let runner: @Sendable (Int) async throws -> LoadReport.Level
@@ -76,8 +76,8 @@ struct Bench: AsyncParsableCommand {
             let test = LoadTest(configuration: configuration, utterances: utterances, speed: speed)
             runner = { try await test.run(streams: $0, duration: duration) }
         } else {
-            let test = EmbeddedLoad(
-                utterances: utterances, speed: speed, recognizer: .default(preset: decoderOptions.preset))
+            let model = try recognizerOptions.resolve()
+            let test = EmbeddedLoad(utterances: utterances, speed: speed, makeRecognizer: { try model.makeRecognizer() })
             runner = { try await test.run(streams: $0, duration: duration) }
         }
         let pid = serverPid

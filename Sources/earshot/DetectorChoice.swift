@@ -51,15 +51,7 @@ struct VADModelOptions: ParsableArguments {
 
     /// The current folder and the folder of the running binary (so `.build/release/earshot` finds the
     /// repository's `.earshot/` from anywhere).
-    static var searchRoots: [String] {
-        var roots = [FileManager.default.currentDirectoryPath]
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            roots.append((executable as NSString).deletingLastPathComponent)
-        } else if let first = CommandLine.arguments.first, first.contains("/") {
-            roots.append(((first as NSString).standardizingPath as NSString).deletingLastPathComponent)
-        }
-        return roots
-    }
+    static var searchRoots: [String] { ModelSearch.defaultRoots }
 
     /// `--detector`'s help: every detector with its summary, and the default rule.
     static let detectorHelp = ArgumentHelp(

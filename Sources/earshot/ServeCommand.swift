@@ -1,5 +1,6 @@
 import ArgumentParser
 import EarshotCore
+import EarshotModels
 import EarshotRecognizer
 import EarshotServer
 import Foundation
@@ -8,9 +9,11 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the recognition service: the AT&T Speech API v3, served locally.",
         discussion: """
-            Serves POST /oauth/token and POST /speech/v3/speechToText with the embedded recognizer, \
-            recognizing each upload while it streams in, and GET /health and GET /metrics (Prometheus) \
-            for operators. Stops gracefully on SIGINT or SIGTERM: /health answers 503, the listener \
+            Serves POST /oauth/token and POST /speech/v3/speechToText with the embedded recognizer \
+            (Whisper when its model is installed), POST /speech/v3/speechToTextCustom (grammars) with \
+            PocketSphinx, OpenAI's POST /v1/audio/transcriptions with either (its model field: \
+            GET /v1/models lists them), recognizing each upload while it streams in, and GET /health \
+            and GET /metrics (Prometheus) for operators. Stops gracefully on SIGINT or SIGTERM: /health answers 503, the listener \
             closes (after --drain-delay), requests in flight finish. Instances started with the same \
             --token-key accept each other's tokens, so several can run behind a load balancer.
 
@@ -48,7 +51,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Recognizers that may run at once; more concurrent requests get 503 with Retry-After.")
     var recognizers: Int = 4
 
-    @OptionGroup var decoderOptions: DecoderOptions
+    @OptionGroup(title: "Recognizers") var recognizerOptions: RecognizerOptions
 
     @Option(help: "Longest audio accepted in one request, in seconds (413 beyond).")
     var maxAudioDuration: Double = 60
@@ -176,7 +179,7 @@ struct Serve: AsyncParsableCommand {
             readTimeout: Self.duration(readTimeout), uploadGrace: Self.duration(uploadGrace),
             minimumAudioRate: minimumAudioRate, idleTimeout: Self.duration(idleTimeout), recognizerCount: recognizers)
         configuration.apiKeys = keys
-        configuration.recognizer = .default(preset: decoderOptions.preset)
+        configuration.models = try recognizerOptions.serviceModels()
         configuration.drainDelay = Self.duration(drainDelay)
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info

@@ -20,12 +20,15 @@ struct ServiceOptions: ParsableArguments {
             """)
     var api: ServiceAPI?
 
-    @Option(help: "With an OpenAI-compatible service: the model field (default: pocketsphinx-en-us, earshot serve's).")
+    @Option(
+        help:
+            "With an OpenAI-compatible service: the model field (default: whisper-1, OpenAI's name, which earshot serve takes for its default model)."
+    )
     var model: String?
 
     @Option(
         help:
-            "With an OpenAI-compatible service: the language field (ISO-639-1, e.g. en); default: the server's choice.")
+            "The language spoken (ISO-639-1, e.g. en): the language field for an OpenAI-compatible service, or a multilingual Whisper's language; default: detected (or the server's choice).")
     var language: String?
 
     @Option(help: "App key for the OAuth token request (default: $EARSHOT_APP_KEY).")
@@ -73,7 +76,7 @@ struct ServiceOptions: ParsableArguments {
             ("--app-key", appKey != nil), ("--secret", secret != nil), ("--token", token != nil),
             ("--context", context != nil), ("--audio-format", audioFormat != nil),
             ("--x-arg", !extraArguments.isEmpty), ("--grammar", grammar != nil), ("--lexicon", lexicon != nil),
-            ("--api", api != nil), ("--model", model != nil), ("--language", language != nil),
+            ("--api", api != nil), ("--model", model != nil),
         ].filter(\.1).map(\.0)
     }
 

@@ -4,6 +4,7 @@ import EarshotClient
 import EarshotCodecs
 import EarshotCore
 import EarshotIO
+import EarshotModels
 import EarshotRecognizer
 import EarshotServiceTranscription
 public import EarshotTranscription
@@ -97,13 +98,7 @@ struct Transcribe: AsyncParsableCommand {
     @Option(help: "Shortest segment a pause may end, in seconds, unless no later pause exists.")
     var minSegmentDuration: Double = 5
 
-    @Option(
-        help:
-            "Directory holding a PocketSphinx model laid out as Debian's (en-us/, en-us.lm.bin, cmudict-en-us.dict). Default: $EARSHOT_MODEL_DIR, else /usr/share/pocketsphinx/model/en-us."
-    )
-    var modelDir: String?
-
-    @OptionGroup var decoderOptions: DecoderOptions
+    @OptionGroup(title: "Embedded recognizer") var recognizerOptions: RecognizerOptions
 
     @Option(help: ArgumentHelp(VADModelOptions.detectorHelp.abstract + " Finds the pauses long recordings are cut at."))
     var detector: DetectorKind?
@@ -143,10 +138,7 @@ struct Transcribe: AsyncParsableCommand {
         if serviceOptions.service == nil, let option = serviceOptions.serviceOnlyOptionsGiven.first {
             throw ValidationError("\(option) needs --service (without it the embedded recognizer is used)")
         }
-        if serviceOptions.service != nil, modelDir != nil {
-            throw ValidationError("--model-dir is for the embedded recognizer; the service has its own model")
-        }
-        if serviceOptions.service != nil { try decoderOptions.refuse("the service has its own") }
+        if serviceOptions.service != nil { try recognizerOptions.refuse("the service has its own") }
     }
 
     /// How each worker recognizes its segments, and the parameters recorded in JSON output.
@@ -178,14 +170,18 @@ struct Transcribe: AsyncParsableCommand {
                 TranscriptParameters(service: service, audioFormat: format.rawValue, settings: settings)
             )
         }
-        let preset = decoderOptions.preset
-        let model =
-            modelDir.map { PocketSphinxConfiguration(modelDirectory: $0, preset: preset) } ?? .default(preset: preset)
-        try model.validate()
-        return (
-            { try EmbeddedTranscriber(configuration: model) },
-            TranscriptParameters(embedded: model, decoder: preset, settings: settings)
-        )
+        let model = try recognizerOptions.resolve(language: serviceOptions.language)
+        let parameters: TranscriptParameters
+        switch model.engine {
+        case .whisper(_, let options):
+            parameters = TranscriptParameters(
+                whisper: model.id, directory: model.location, beamSize: options.beamSize, language: options.language,
+                prompt: options.initialPrompt, settings: settings)
+        case .pocketSphinx(let configuration):
+            parameters = TranscriptParameters(
+                embedded: configuration, decoder: recognizerOptions.decoderOptions.preset, settings: settings)
+        }
+        return ({ embeddedTranscriber(for: try model.makeRecognizer()) }, parameters)
     }
 
     /// How to make a backend for the service's protocol, from --service and the options that go with
@@ -224,7 +220,7 @@ struct Transcribe: AsyncParsableCommand {
                 credentials = (appKey, secret)
             }
             var configuration = OpenAITranscriptionClient.Configuration(
-                url: url, apiKey: key, model: serviceOptions.model ?? "pocketsphinx-en-us",
+                url: url, apiKey: key, model: serviceOptions.model ?? "whisper-1",
                 language: serviceOptions.language)
             configuration.connectionTimeout = serviceOptions.connectionTimeout
             configuration.responseTimeout = serviceOptions.serverResponseTimeout

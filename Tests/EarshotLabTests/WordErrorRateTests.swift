@@ -67,6 +67,16 @@ struct WordErrorRateTests {
         #expect(WordErrorRate(reference: "it's", hypothesis: "its").substitutions == 1)
     }
 
+    @Test func numbersAndTitlesScoreAsOneSpelling() {
+        #expect(
+            WordErrorRate.standardized(["ten", "of", "clubs", "twenty", "one", "forty", "mr", "dashwood", "one's"]) == [
+                "10", "of", "clubs", "21", "40", "mister", "dashwood", "one's",
+            ])
+        #expect(WordErrorRate(reference: "ten of clubs", hypothesis: "10 of clubs.").errors == 0)
+        #expect(WordErrorRate(reference: "and mister john", hypothesis: "And Mr. John").errors == 0)
+        #expect(WordErrorRate(reference: "four queen", hypothesis: "for queen").substitutions == 1)
+    }
+
     @Test func corpusTotalsAddCountsNotRates() {
         let short = WordErrorRate(reference: "a b", hypothesis: "a c")
         let long = WordErrorRate(reference: "a b c d e f g h", hypothesis: "a b c d e f g h")

@@ -1,6 +1,6 @@
 /// Word error rate of a recognition hypothesis against a reference transcript.
 ///
-/// Both texts are normalised first (see ``words(in:)``), then aligned by Levenshtein distance over
+/// Both texts are normalised first (see ``words(in:)`` and ``standardized(_:)``), then aligned by Levenshtein distance over
 /// words with unit costs. The counts come from one minimum-cost alignment; where several exist, the
 /// one preferring substitutions, then deletions, then insertions at each step is taken (so "a b"
 /// against "b a" is two substitutions, not a deletion and an insertion). The rate is
@@ -26,7 +26,9 @@ public struct WordErrorRate: Sendable, Hashable, CustomStringConvertible {
 
     /// Aligns `hypothesis` against `reference` after normalising both.
     public init(reference: String, hypothesis: String) {
-        self = Self.align(reference: Self.words(in: reference), hypothesis: Self.words(in: hypothesis))
+        self = Self.align(
+            reference: Self.standardized(Self.words(in: reference)),
+            hypothesis: Self.standardized(Self.words(in: hypothesis)))
     }
 
     /// The empty tally, the identity of `+`.
@@ -76,6 +78,43 @@ public struct WordErrorRate: Sendable, Hashable, CustomStringConvertible {
         if !current.isEmpty { words.append(current) }
         return words
     }
+
+    /// Words written two ways spelled one way, as Whisper's English normalizer does (Radford et al.
+    /// 2022, appendix C) for what recognizers and transcripts disagree on most: numbers from zero to
+    /// ninety-nine as digits ("twenty one" → "21", "ten" → "10"), and the titles Mr, Mrs and Dr spelled
+    /// out ("mister"). Whisper writes "10 of clubs" and "Mr. Dashwood"; PocketSphinx and the corpora's
+    /// transcripts write "ten of clubs" and "mister dashwood": neither is an error.
+    public static func standardized(_ words: [String]) -> [String] {
+        var result: [String] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if let tens = tensWords[word] {
+                if index + 1 < words.count, let unit = unitWords[words[index + 1]], (1...9).contains(unit) {
+                    result.append(String(tens + unit))
+                    index += 2
+                    continue
+                }
+                result.append(String(tens))
+            } else if let unit = unitWords[word] {
+                result.append(String(unit))
+            } else {
+                result.append(titles[word] ?? word)
+            }
+            index += 1
+        }
+        return result
+    }
+
+    private static let unitWords: [String: Int] = Dictionary(
+        uniqueKeysWithValues: [
+            "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+        ].enumerated().map { ($1, $0) })
+    private static let tensWords: [String: Int] = [
+        "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+    ]
+    private static let titles = ["mr": "mister", "mrs": "missus", "dr": "doctor"]
 
     /// Levenshtein alignment keeping, for each cell, the edit counts along its chosen best path.
     /// Two rows suffice because a cell depends only on its left, upper and upper-left neighbours.

@@ -16,12 +16,12 @@ struct TranscriptionOptions: Sendable, Equatable {
     var temperature = 0.0
     var granularities: Set<Granularity> = []
 
-    /// Languages the embedded recognizer speaks, as ISO-639-1 codes.
-    static let languages = ["en"]
-
-    /// Sets field `name`. Fields this service does not know are ignored, as OpenAI-compatible servers
-    /// commonly do (clients send provider-specific extras).
-    mutating func set(_ name: String, to value: String, modelIDs: [String]) throws(ServiceError) {
+    /// Sets field `name`: `modelIDs` are the models a request may name (OpenAI's `whisper-1` among them),
+    /// `languages` the ISO-639-1 codes some model transcribes. Fields this service does not know are
+    /// ignored, as OpenAI-compatible servers commonly do (clients send provider-specific extras).
+    mutating func set(_ name: String, to value: String, modelIDs: [String], languages: [String] = ["en"])
+        throws(ServiceError)
+    {
         switch name {
         case "model":
             guard modelIDs.contains(value) else {
@@ -31,10 +31,11 @@ struct TranscriptionOptions: Sendable, Equatable {
             }
             model = value
         case "language":
-            guard Self.languages.contains(value.lowercased()) else {
+            guard languages.contains(value.lowercased()) else {
                 throw .badRequest(
                     "language \(quoted(value)) is not recognized by this service; expected "
-                        + Self.languages.joined(separator: ", ") + " (ISO-639-1) or no language field",
+                        + languages.prefix(12).joined(separator: ", ") + (languages.count > 12 ? ", …" : "")
+                        + " (ISO-639-1) or no language field",
                     variables: "language")
             }
             language = value.lowercased()

@@ -17,15 +17,12 @@ import Synchronization
 struct TranscriptionRoute: Sendable {
     let authority: TokenAuthority
     let upload: UploadRecognition
+    /// One pool per model; the request's `model` field picks one.
+    let pools: RecognizerPools
     let configuration: ServiceConfiguration
 
-    /// The model ids this service answers to: its one recognizer, named after its acoustic model.
-    var modelIDs: [String] { [Self.modelID(of: configuration.recognizer)] }
-
-    /// `pocketsphinx-` and the acoustic model directory's name: `pocketsphinx-en-us` for Debian's model.
-    static func modelID(of recognizer: PocketSphinxConfiguration) -> String {
-        "pocketsphinx-" + (recognizer.acousticModel as NSString).lastPathComponent
-    }
+    /// The model ids a request may name: the service's models, and OpenAI's `whisper-1` for the default.
+    var acceptedModelIDs: [String] { pools.modelIDs + [RecognizerPools.openAIModelName] }
 
     func transcribe(_ request: Request, context: ServiceRequestContext) async -> Response {
         var logger = context.logger
@@ -62,11 +59,14 @@ struct TranscriptionRoute: Sendable {
         } catch {
             return OpenAIError.response(for: error)
         }
-        // `created`: when the acoustic model was installed (its mdef file's modification time).
-        let mdef = (configuration.recognizer.acousticModel as NSString).appendingPathComponent("mdef")
-        let installed = (try? FileManager.default.attributesOfItem(atPath: mdef)[.modificationDate] as? Date)
+        // `created`: when the model's main file was installed (model.bin, or PocketSphinx's mdef).
         let list = ModelList(
-            data: modelIDs.map { ModelList.Model(id: $0, created: Int(installed?.timeIntervalSince1970 ?? 0)) })
+            data: pools.entries.map { entry in
+                let file = (entry.model.location as NSString).appendingPathComponent(
+                    entry.model.kind == .whisper ? "model.bin" : "mdef")
+                let installed = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date)
+                return ModelList.Model(id: entry.model.id, created: Int(installed?.timeIntervalSince1970 ?? 0))
+            })
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         let encoder = JSONEncoder()
@@ -90,15 +90,26 @@ struct TranscriptionRoute: Sendable {
                 "Content-Type \(header.isEmpty ? "(none)" : header) is not accepted; expected multipart/form-data; "
                     + "boundary=… with a file part and a model field", variables: "Content-Type")
         }
-        guard upload.pool.canLend else {
+        guard pools.slots.isAvailable else {
             throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds)
         }
         let settled = Settled<TranscriptionOptions>()
+        let lent = Settled<String>()
         let maxAudioDuration = configuration.maxAudioDuration
-        let modelIDs = self.modelIDs
-        let outcome = try await upload.stream(request.body, context: context) { recognizer in
+        let (modelIDs, languages, pools) = (acceptedModelIDs, self.pools.languages, self.pools)
+        let resolve: @Sendable (String) -> String? = { pools.entry(named: $0)?.model.id }
+        let outcome = try await upload.stream(
+            request.body, context: context,
+            choosingPool: { head in
+                let named = ModelFieldScanner.model(in: head, boundary: boundary).flatMap { pools.entry(named: $0) }
+                let entry = named ?? pools.primary
+                lent.value = entry.model.id
+                return entry.pool
+            }
+        ) { recognizer in
             transcriptionUpload(
                 boundary: boundary, recognizer: recognizer, maxAudioDuration: maxAudioDuration, modelIDs: modelIDs,
+                languages: languages, lentModel: lent.value ?? pools.primary.model.id, resolveModel: resolve,
                 settled: settled)
         }
         switch outcome {
@@ -149,12 +160,12 @@ final class Settled<Value: Sendable>: Sendable {
 }
 
 /// The upload's audio path for the lent recognizer's own type, opened from the pool's
-/// `any GrammarRecognizer` (SE-0352).
+/// `any Recognizer` (SE-0352).
 private func transcriptionUpload<R: Recognizer>(
-    boundary: String, recognizer: R, maxAudioDuration: Double, modelIDs: [String],
-    settled: Settled<TranscriptionOptions>
+    boundary: String, recognizer: R, maxAudioDuration: Double, modelIDs: [String], languages: [String],
+    lentModel: String, resolveModel: @escaping @Sendable (String) -> String?, settled: Settled<TranscriptionOptions>
 ) -> any RequestAudio {
     TranscriptionUpload(
         boundary: boundary, recognizer: recognizer, maxAudioDuration: maxAudioDuration, modelIDs: modelIDs,
-        settled: settled)
+        languages: languages, lentModel: lentModel, resolveModel: resolveModel, settled: settled)
 }

@@ -21,6 +21,10 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
     private let recognizer: R
     private let maxAudioDuration: Double
     private let modelIDs: [String]
+    private let languages: [String]
+    /// The model the lent recognizer belongs to, and how a model field's value maps to a model id.
+    private let lentModel: String
+    private let resolveModel: @Sendable (String) -> String?
     /// The options read so far, handed to `settled` as each field is read.
     private var options = TranscriptionOptions()
     private let settled: Settled<TranscriptionOptions>
@@ -31,14 +35,17 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
     private var session: RecognitionSession<R>?
 
     init(
-        boundary: String, recognizer: R, maxAudioDuration: Double, modelIDs: [String],
-        settled: Settled<TranscriptionOptions>
+        boundary: String, recognizer: R, maxAudioDuration: Double, modelIDs: [String], languages: [String],
+        lentModel: String, resolveModel: @escaping @Sendable (String) -> String?, settled: Settled<TranscriptionOptions>
     ) {
+        self.lentModel = lentModel
+        self.resolveModel = resolveModel
         reader = MultipartReader(boundary: boundary)
         self.settled = settled
         self.recognizer = recognizer
         self.maxAudioDuration = maxAudioDuration
         self.modelIDs = modelIDs
+        self.languages = languages
     }
 
     var audioBytes: Int { session?.audioBytes ?? fileHead.count }
@@ -52,13 +59,27 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
 
     func finish() throws -> RecognitionResult {
         try reader.finish(kind: "multipart/form-data", variables: "file")
-        guard options.model != nil else {
+        guard let model = options.model else {
             throw ServiceError.badRequest(
                 "you must provide a model parameter; expected one of \(modelIDs.joined(separator: ", "))",
                 variables: "model")
         }
         guard let session else {
             throw ServiceError.badRequest("the request has no file part holding the audio", variables: "file")
+        }
+        guard resolveModel(model) == lentModel else {
+            throw ServiceError.badRequest(
+                "model \(model) was given after the file part, whose audio was already being recognized by "
+                    + "\(lentModel); send the model field before the file", variables: "model")
+        }
+        do {
+            try session.setRequestOptions(
+                RecognitionRequestOptions(
+                    language: options.language, prompt: options.prompt,
+                    temperature: options.temperature == 0 ? nil : options.temperature))
+        } catch let error as EarshotError {
+            throw ServiceError.badRequest(
+                "\(error.message) (model \(lentModel))", variables: error.message.hasPrefix("language") ? "language" : "temperature")
         }
         return try session.finish()
     }
@@ -107,7 +128,7 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
         }
         guard let name = field else { return }
         field = nil
-        try options.set(name, to: String(decoding: collected, as: UTF8.self), modelIDs: modelIDs)
+        try options.set(name, to: String(decoding: collected, as: UTF8.self), modelIDs: modelIDs, languages: languages)
         settled.value = options
         collected = []
     }

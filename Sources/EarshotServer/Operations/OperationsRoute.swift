@@ -6,7 +6,7 @@ import Hummingbird
 struct OperationsRoute: Sendable {
     let readiness: ServiceReadiness
     let metrics: ServiceMetrics
-    let pool: RecognizerPool
+    let pools: RecognizerPools
 
     /// 200 `ready` while the service takes requests, 503 `starting` or `draining` otherwise.
     func health(_ request: Request) async -> Response {
@@ -21,7 +21,7 @@ struct OperationsRoute: Sendable {
 
     /// The Prometheus text exposition format (version 0.0.4).
     func scrape(_ request: Request) async -> Response {
-        let text = metrics.exposition(recognizersInUse: pool.busyCount, capacity: pool.capacity)
+        let text = metrics.exposition(recognizersInUse: pools.busyCount, capacity: pools.capacity)
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         headers[.cacheControl] = "no-store"

@@ -15,8 +15,8 @@ import Logging
 /// `{"RequestError":…}` form, with its status as `"status"` beside it.
 extension SpeechToTextRoute {
     func partialResultsResponse(
-        _ body: RequestBody, makeAudio: @escaping AudioFactory, context: ServiceRequestContext, responseID: String,
-        wordTimes: Bool, logger: Logger
+        _ body: RequestBody, pool: RecognizerPool, makeAudio: @escaping AudioFactory, context: ServiceRequestContext,
+        responseID: String, wordTimes: Bool, logger: Logger
     ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-ndjson"
@@ -29,7 +29,7 @@ extension SpeechToTextRoute {
                     do {
                         return .success(
                             try await upload.stream(
-                                body, context: context,
+                                body, context: context, pool: pool,
                                 onPartial: { text, audioTime in
                                     continuation.yield(
                                         Self.partialLine(text, audioTime: audioTime, responseID: responseID))

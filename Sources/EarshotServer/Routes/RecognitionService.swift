@@ -75,7 +75,12 @@ extension SpeechToTextRoute {
             let grammarLimit = configuration.maxGrammarBytes
             let grammarLimits = configuration.grammarLimits
             return { recognizer in
-                customRequest(
+                guard let recognizer = recognizer as? any GrammarRecognizer else {
+                    throw ServiceError(
+                        status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
+                        text: "the recognizer lent to speechToTextCustom takes no grammars")
+                }
+                return customRequest(
                     boundary: boundary, context: context, recognizer: recognizer,
                     maxAudioDuration: maxAudioDuration, grammarLimit: grammarLimit, grammarLimits: grammarLimits)
             }
@@ -83,7 +88,7 @@ extension SpeechToTextRoute {
     }
 }
 
-// The pool lends recognizers as `any GrammarRecognizer`; these generic functions open the lent one's own
+// The pools lend recognizers as `any Recognizer`; these generic functions open the lent one's own
 // type (SE-0352), so a request's audio path is specialized for it.
 
 private func speechToTextSession<R: Recognizer>(

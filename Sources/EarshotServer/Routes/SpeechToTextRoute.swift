@@ -12,8 +12,11 @@ import NIOHTTP1
 struct SpeechToTextRoute: Sendable {
     let service: RecognitionService
     let authority: TokenAuthority
-    /// Reads bodies under the upload rules, with recognizers from the pool.
+    /// Reads bodies under the upload rules.
     let upload: UploadRecognition
+    /// The recognizers this service's requests borrow: the default model's for speechToText, the
+    /// grammar model's for speechToTextCustom (nil if no model takes grammars).
+    let pool: RecognizerPools.Entry?
     let configuration: ServiceConfiguration
 
     typealias AudioFactory = UploadRecognition.AudioFactory
@@ -74,13 +77,19 @@ struct SpeechToTextRoute: Sendable {
 
         // Refused at once when every recognizer is out; the one this request uses is borrowed only once
         // its audio is arriving (see `stream`), so this is a courtesy, not the guard.
-        guard upload.pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
+        guard let pool = pool?.pool else {
+            throw ServiceError(
+                status: .badRequest, kind: .serviceException, messageID: "SVC0001",
+                text: "no recognizer of this service takes grammars (speechToTextCustom needs PocketSphinx)",
+                variables: "X-SpeechContext")
+        }
+        guard pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(
-                request.body, makeAudio: makeAudio, context: context, responseID: responseID,
+                request.body, pool: pool, makeAudio: makeAudio, context: context, responseID: responseID,
                 wordTimes: arguments.flag("WordTimes"), logger: logger)
         }
-        let outcome = try await upload.stream(request.body, context: context, makeAudio: makeAudio)
+        let outcome = try await upload.stream(request.body, context: context, pool: pool, makeAudio: makeAudio)
         let document = try finalDocument(
             outcome, responseID: responseID, wordTimes: arguments.flag("WordTimes"), logger: logger)
         let rendering = RecognitionDocument.Rendering(accept: request.headers[values: .accept])

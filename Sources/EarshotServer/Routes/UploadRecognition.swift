@@ -7,13 +7,14 @@ import Hummingbird
 /// ``UploadPace`` rules, with a recognizer from the shared pool. The Speech API's routes and the
 /// OpenAI-compatible one differ in how they parse and answer, not in this.
 struct UploadRecognition: Sendable {
-    let pool: RecognizerPool
     let configuration: ServiceConfiguration
+    /// Where reading and decoding run: the pools' executor for blocking work.
+    let executor: BlockingExecutor
     /// Counts the audio recognized.
     let metrics: ServiceMetrics
 
     /// Makes what a request's body is fed to, once a recognizer is lent to it.
-    typealias AudioFactory = @Sendable (any GrammarRecognizer) throws -> any RequestAudio
+    typealias AudioFactory = @Sendable (any Recognizer) throws -> any RequestAudio
 
     /// What reading the body ended with.
     enum Outcome: Sendable {
@@ -36,11 +37,20 @@ struct UploadRecognition: Sendable {
     /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
     /// of audio decoded when it was found.
     func stream(
-        _ body: RequestBody, context: ServiceRequestContext, onPartial: (@Sendable (String, Double) -> Void)? = nil,
-        makeAudio: @escaping AudioFactory
+        _ body: RequestBody, context: ServiceRequestContext, pool: RecognizerPool,
+        onPartial: (@Sendable (String, Double) -> Void)? = nil, makeAudio: @escaping AudioFactory
+    ) async throws -> Outcome {
+        try await stream(body, context: context, choosingPool: { _ in pool }, onPartial: onPartial, makeAudio: makeAudio)
+    }
+
+    /// As ``stream(_:context:pool:onPartial:makeAudio:)``, borrowing from the pool `choosePool` picks
+    /// from the body's first chunks (the OpenAI route reads the model field there).
+    func stream(
+        _ body: RequestBody, context: ServiceRequestContext,
+        choosingPool choosePool: @escaping @Sendable ([[UInt8]]) -> RecognizerPool,
+        onPartial: (@Sendable (String, Double) -> Void)? = nil, makeAudio: @escaping AudioFactory
     ) async throws -> Outcome {
         let activity = ActivityClock(rules: configuration.uploadRules)
-        let pool = self.pool
         let metrics = self.metrics
         let threshold = configuration.leaseThreshold
         let retryAfter = configuration.retryAfterSeconds
@@ -52,7 +62,7 @@ struct UploadRecognition: Sendable {
             // chunk, most of a second at the end of an utterance) and would hold Swift's cooperative
             // pool (one thread per core), stalling every other request's reads, writes and timers.
             // Awaiting the next chunk frees the thread.
-            group.addTask(executorPreference: pool.executor) {
+            group.addTask(executorPreference: executor) {
                 var chunks = body.makeAsyncIterator()
                 var pending: [[UInt8]] = []
                 var pendingBytes = 0
@@ -67,6 +77,7 @@ struct UploadRecognition: Sendable {
                     pending.append(Array(buffer: chunk))
                 }
                 activity.stopWaiting()
+                let pool = choosePool(pending)
                 guard let lease = try await pool.checkOut() else {
                     var busy = ServiceError.busy(retryAfter: retryAfter)
                     busy.headers[.connection] = "close"

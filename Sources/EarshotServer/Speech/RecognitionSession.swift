@@ -59,6 +59,11 @@ final class RecognitionSession<R: Recognizer> {
         try recognizer.partialResult()?.text
     }
 
+    /// Gives the recognizer a request's options for this utterance (before ``finish()``).
+    func setRequestOptions(_ options: RecognitionRequestOptions) throws {
+        try recognizer.setRequestOptions(options)
+    }
+
     /// Flushes the decoder and resampler and ends the utterance.
     func finish() throws -> RecognitionResult {
         results.removeAll()

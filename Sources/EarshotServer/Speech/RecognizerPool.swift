@@ -16,17 +16,19 @@ public final class RecognizerPool: Sendable {
     /// A recognizer lent to one request. The pool hands each to one task at a time and takes it back
     /// only through `checkIn`, which is what makes sending its non-Sendable C state across tasks safe.
     public final class Lease: @unchecked Sendable {
-        let recognizer: any GrammarRecognizer
-        init(_ recognizer: any GrammarRecognizer) { self.recognizer = recognizer }
+        let recognizer: any Recognizer
+        init(_ recognizer: any Recognizer) { self.recognizer = recognizer }
     }
 
     /// Loads one recognizer: called on the executor for blocking work, outside the pool's lock.
-    public typealias Load = @Sendable () throws -> any GrammarRecognizer
+    public typealias Load = @Sendable () throws -> any Recognizer
 
     public let capacity: Int
     /// Where the recognizers load and where the requests that borrow them decode: blocking C work.
     public let executor: BlockingExecutor
     private let load: Load
+    /// The service-wide bound on recognitions at once, shared with the service's other pools.
+    private let slots: RecognitionSlots?
     private struct State {
         var idle: [Lease] = []
         /// Recognizers loaded or being loaded, lent or idle.
@@ -35,10 +37,12 @@ public final class RecognizerPool: Sendable {
     private let state = Mutex(State())
 
     /// A pool of recognizers `load` makes, used on the ``BlockingExecutor/current`` of the task that
-    /// makes the pool; the service knows them only as ``GrammarRecognizer``s.
-    public init(capacity: Int, load: @escaping Load) {
+    /// makes the pool; the service knows them only as ``Recognizer``s (and ``GrammarRecognizer``s, for
+    /// Speech to Text Custom).
+    public init(capacity: Int, slots: RecognitionSlots? = nil, load: @escaping Load) {
         precondition(capacity > 0, "a recognizer pool needs room for at least one recognizer")
         self.capacity = capacity
+        self.slots = slots
         executor = BlockingExecutor.current
         self.load = load
     }
@@ -47,7 +51,9 @@ public final class RecognizerPool: Sendable {
     public var busyCount: Int { state.withLock { $0.owned - $0.idle.count } }
 
     /// Whether `checkOut()` would lend a recognizer now (one is idle, or there is room to load one).
-    public var canLend: Bool { state.withLock { !$0.idle.isEmpty || $0.owned < capacity } }
+    public var canLend: Bool {
+        (slots?.isAvailable ?? true) && state.withLock { !$0.idle.isEmpty || $0.owned < capacity }
+    }
 
     /// Loads `count` recognizers ahead of the first requests (throws `.modelUnavailable` if the model
     /// cannot be loaded, so a misconfigured service fails at start, not at its first request).
@@ -70,6 +76,20 @@ public final class RecognizerPool: Sendable {
 
     /// An idle recognizer, a newly loaded one if there is room, or nil when all are busy.
     public func checkOut() async throws -> Lease? {
+        if let slots, !slots.take() { return nil }
+        do {
+            guard let lease = try await lendOrLoad() else {
+                slots?.give()
+                return nil
+            }
+            return lease
+        } catch {
+            slots?.give()
+            throw error
+        }
+    }
+
+    private func lendOrLoad() async throws -> Lease? {
         enum Decision { case lend(Lease), load, refuse }
         let decision = state.withLock { state -> Decision in
             if let lease = state.idle.popLast() { return .lend(lease) }
@@ -94,11 +114,14 @@ public final class RecognizerPool: Sendable {
     /// a recognizer whose dictionary a request extended (PocketSphinx, for one, cannot remove words)
     /// is freed instead of lent again, and a fresh one is loaded when next needed.
     public func checkIn(_ lease: Lease) {
-        let recognizer = lease.recognizer
-        let reusable = !recognizer.hasAddedWords && (try? recognizer.useGrammar(nil, as: .only)) != nil
+        var reusable = true
+        if let recognizer = lease.recognizer as? any GrammarRecognizer {
+            reusable = !recognizer.hasAddedWords && (try? recognizer.useGrammar(nil, as: .only)) != nil
+        }
         state.withLock { state in
             if reusable { state.idle.append(lease) } else { state.owned -= 1 }
         }
+        slots?.give()
     }
 
     /// Loads on the executor for blocking work: half a second of CPU and disk that must not hold

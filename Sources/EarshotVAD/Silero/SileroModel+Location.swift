@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import EarshotCore
 
 extension SileroModel {
     /// The `--vad-model` / `EARSHOT_VAD_MODEL` value that turns the learned detector off.
@@ -24,23 +20,6 @@ extension SileroModel {
             guard let given, !given.isEmpty else { continue }
             return given == disabled ? nil : given
         }
-        for root in searchRoots where !root.isEmpty {
-            var folder = root
-            while true {
-                let candidate = (folder.hasSuffix("/") ? folder : folder + "/") + defaultRelativePath
-                if access(candidate, R_OK) == 0 { return candidate }
-                guard let parent = parentFolder(of: folder) else { break }
-                folder = parent
-            }
-        }
-        return nil
-    }
-
-    /// `/a/b` → `/a`, `/a` → `/`, `/` → nil; relative paths stop at their first component.
-    private static func parentFolder(of folder: String) -> String? {
-        var trimmed = Substring(folder)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard trimmed != "/", let slash = trimmed.lastIndex(of: "/") else { return nil }
-        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+        return ModelSearch.find(defaultRelativePath, under: searchRoots)
     }
 }

@@ -82,13 +82,7 @@ enum WordTiming {
         guard words.count > 1 else { return [] }
         var boundaries = [0]
         for word in words.dropLast() { boundaries.append(boundaries.last! + word.tokens.count) }
-        // The time of each row's first frame on the path.
-        var jumpTimes: [Double] = []
-        var previousRow = -1
-        for step in alignment.path where step.row != previousRow {
-            jumpTimes.append(Double(step.frame) / positionsPerSecond)
-            previousRow = step.row
-        }
+        let jumpTimes = jumpFrames(alignment.path).map { Double($0) / positionsPerSecond }
         return (0..<(words.count - 1)).map { index in
             let (from, to) = (boundaries[index], boundaries[index + 1])
             let probabilities = alignment.textProbabilities[from..<to]
@@ -96,6 +90,18 @@ enum WordTiming {
                 word: words[index].word, tokens: words[index].tokens, start: jumpTimes[from], end: jumpTimes[to],
                 probability: Double(probabilities.reduce(0, +)) / Double(max(probabilities.count, 1)))
         }
+    }
+
+    /// The frame where the path enters each row (the first step of the path, then every step that
+    /// changes row).
+    static func jumpFrames(_ path: [(row: Int, frame: Int)]) -> [Int] {
+        var frames: [Int] = []
+        var previousRow = -1
+        for step in path where step.row != previousRow {
+            frames.append(step.frame)
+            previousRow = step.row
+        }
+        return frames
     }
 
     /// Gives each segment of a window its words (times from the utterance's start, `offset` being the

@@ -45,11 +45,14 @@ struct WhisperSearch {
     let decoder: WhisperDecoder
     let filter: LogitFilter
     let lengthPenalty: Double
+    /// Asked before each step; a search that is cancelled throws `.canceled`.
+    let isCancelled: () -> Bool
     /// Scratch rows of the vocabulary: log-probabilities, per hypothesis.
     private let scratch: UnsafeMutablePointer<Float>
     private let logProbabilities: UnsafeMutablePointer<Float>
 
-    init(decoder: WhisperDecoder, filter: LogitFilter, lengthPenalty: Double) {
+    init(decoder: WhisperDecoder, filter: LogitFilter, lengthPenalty: Double, isCancelled: @escaping () -> Bool = { false }) {
+        self.isCancelled = isCancelled
         self.decoder = decoder
         self.filter = filter
         self.lengthPenalty = lengthPenalty
@@ -64,7 +67,7 @@ struct WhisperSearch {
     }
 
     /// Decodes after `prompt` on the encoding the decoder has ``WhisperDecoder/begin(encoderOutput:)``-ed.
-    func run(prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil) -> Result {
+    func run(prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil) throws -> Result {
         let tokenizer = filter.tokenizer
         let vocabulary = tokenizer.count
         let context = decoder.model.dimensions.textContext
@@ -91,10 +94,10 @@ struct WhisperSearch {
         }
         let hypotheses: [Hypothesis]
         switch strategy {
-        case .greedy: hypotheses = [greedy(maxSteps: maxSteps)]
-        case .beam(let size, let patience): hypotheses = beam(size: size, patience: patience, maxSteps: maxSteps)
+        case .greedy: hypotheses = [try greedy(maxSteps: maxSteps)]
+        case .beam(let size, let patience): hypotheses = try beam(size: size, patience: patience, maxSteps: maxSteps)
         case .sample(let temperature, let count, let seed):
-            hypotheses = sample(temperature: temperature, count: count, seed: seed, maxSteps: maxSteps)
+            hypotheses = try sample(temperature: temperature, count: count, seed: seed, maxSteps: maxSteps)
         }
         return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech)
     }
@@ -118,12 +121,17 @@ struct WhisperSearch {
         return output
     }
 
-    private func greedy(maxSteps: Int) -> Hypothesis {
+    private func checkCancellation() throws {
+        if isCancelled() { throw EarshotError(.canceled, "whisper: decoding cancelled") }
+    }
+
+    private func greedy(maxSteps: Int) throws -> Hypothesis {
         let vocabulary = filter.tokenizer.count
         var tokens: [Int] = []
         var perToken: [Float] = []
         var sum: Float = 0
         for step in 0..<maxSteps {
+            try checkCancellation()
             let row = logProbabilities(row: 0, generated: tokens)
             var best = 0
             for token in 1..<vocabulary where row[token] > row[best] { best = token }
@@ -137,7 +145,7 @@ struct WhisperSearch {
         return finish(tokens, sum, perToken)
     }
 
-    private func beam(size: Int, patience: Double, maxSteps: Int) -> [Hypothesis] {
+    private func beam(size: Int, patience: Double, maxSteps: Int) throws -> [Hypothesis] {
         let tokenizer = filter.tokenizer
         let vocabulary = tokenizer.count
         let candidates = 2 * size
@@ -150,6 +158,7 @@ struct WhisperSearch {
         var beams = [Beam(tokens: [], perToken: [], score: 0)]
         var finished: [Hypothesis] = []
         for step in 0..<maxSteps {
+            try checkCancellation()
             let isLast = step + 1 == maxSteps
             // The 2K best (cumulative score, beam, token) over every beam's continuations.
             var best: [(score: Float, beam: Int, token: Int, logProbability: Float)] = []
@@ -200,7 +209,7 @@ struct WhisperSearch {
         return finished.sorted { $0.score > $1.score }
     }
 
-    private func sample(temperature: Double, count: Int, seed: UInt64, maxSteps: Int) -> [Hypothesis] {
+    private func sample(temperature: Double, count: Int, seed: UInt64, maxSteps: Int) throws -> [Hypothesis] {
         let tokenizer = filter.tokenizer
         let vocabulary = tokenizer.count
         var random = SplitMix64(seed: seed)
@@ -213,6 +222,7 @@ struct WhisperSearch {
         // The first step's logits are the prompt's, one row: copied to every sample.
         for row in 1..<count { (decoder.logits + row * vocabulary).update(from: decoder.logits, count: vocabulary) }
         for step in 0..<maxSteps {
+            try checkCancellation()
             var chosen = [Int](repeating: tokenizer.endOfText, count: count)
             for row in 0..<count where !done[row] {
                 let logProbabilities = logProbabilities(row: row, generated: tokens[row])

@@ -1,3 +1,5 @@
+import EarshotCore
+
 /// Whisper's audio encoder (openai/whisper's `AudioEncoder`): two kernel-3 convolutions with GELU (the
 /// second of stride 2, so 3 000 mel frames become 1 500 positions), learned positions added, then pre-norm
 /// transformer blocks (self-attention, GELU feed-forward) and a final layer norm.
@@ -40,8 +42,14 @@ final class WhisperEncoder {
         for buffer in [output, normed, queryKeyValue, scores, attended, hidden] { buffer.deallocate() }
     }
 
-    /// Encodes `mel`, `inputFrames × melBins` time-major; the result is in ``output``.
-    func encode(_ mel: UnsafePointer<Float>) {
+    /// Encodes `mel`, `inputFrames × melBins` time-major; the result is in ``output``. `isCancelled`
+    /// is asked before each layer (a tenth of a second of work on one core for tiny); returns false,
+    /// with ``output`` unfinished, when it says so.
+    ///
+    /// Not `throws`: in the optimized build (Swift 6.3.1) this function, throwing, returned to its
+    /// callers with a non-null error register and no error thrown; see ``WhisperKernels``.
+    @discardableResult
+    func encode(_ mel: UnsafePointer<Float>, isCancelled: () -> Bool = { false }) -> Bool {
         let dimensions = model.dimensions
         let weights = model.weights
         let (positions, width, mels) = (dimensions.audioContext, dimensions.width, dimensions.melBins)
@@ -62,6 +70,7 @@ final class WhisperEncoder {
         let headWidth = width / heads
         let scale = 1 / Float(headWidth).squareRoot()
         for layer in weights.encoderLayers {
+            if isCancelled() { return false }
             WhisperKernels.layerNorm(output, rows: positions, width: width, layer.attentionNorm, into: normed)
             WhisperKernels.linear(normed, rows: positions, layer.queryKeyValue, into: queryKeyValue)
             for head in 0..<heads {
@@ -96,6 +105,7 @@ final class WhisperEncoder {
         }
         WhisperKernels.layerNorm(output, rows: positions, width: width, weights.encoderNorm, into: normed)
         output.update(from: normed, count: positions * width)
+        return true
     }
 
     /// Unfolds a time-major `length × channels` map for a kernel-3, padding-1 convolution: row `t` of

@@ -137,32 +137,47 @@ struct CTranslate2ModelFile {
         self.byName = byName
     }
 
-    /// The values of a floating-point or integer variable as `Float`s (float16 and bfloat16 widened
-    /// exactly; integers converted).
-    func floats(_ variable: Variable) -> [Float] {
+    /// Writes the values of a floating-point or integer variable as `Float`s to `output` (float16 and
+    /// bfloat16 widened exactly, integers converted, `scales` dividing each row when given); returns
+    /// false if any value is not finite.
+    func widen(_ variable: Variable, into output: UnsafeMutablePointer<Float>, rowScales scales: [Float]? = nil) -> Bool {
         let source = UnsafeRawBufferPointer(rebasing: bytes[variable.offset..<(variable.offset + variable.byteCount)])
         let count = variable.count
-        return [Float](unsafeUninitializedCapacity: count) { output, initialized in
-            switch variable.type {
-            case .float32:
-                for i in 0..<count { output[i] = Float(bitPattern: source.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
-            case .float16:
-                for i in 0..<count {
-                    output[i] = Self.widen(half: source.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
-                }
-            case .bfloat16:
-                for i in 0..<count {
-                    let high = UInt32(source.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
-                    output[i] = Float(bitPattern: high << 16)
-                }
-            case .int8:
-                for i in 0..<count { output[i] = Float(Int8(bitPattern: source[i])) }
-            case .int16:
-                for i in 0..<count { output[i] = Float(source.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self)) }
-            case .int32:
-                for i in 0..<count { output[i] = Float(source.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)) }
+        switch variable.type {
+        case .float32:
+            UnsafeMutableRawPointer(output).copyMemory(from: source.baseAddress!, byteCount: variable.byteCount)
+        case .float16:
+            let halves = source.assumingMemoryBound(to: UInt16.self)
+            for i in 0..<count { output[i] = Float(Float16(bitPattern: UInt16(littleEndian: halves[i]))) }
+        case .bfloat16:
+            let halves = source.assumingMemoryBound(to: UInt16.self)
+            for i in 0..<count { output[i] = Float(bitPattern: UInt32(UInt16(littleEndian: halves[i])) << 16) }
+        case .int8:
+            for i in 0..<count { output[i] = Float(Int8(bitPattern: source[i])) }
+        case .int16:
+            for i in 0..<count { output[i] = Float(source.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self)) }
+        case .int32:
+            for i in 0..<count { output[i] = Float(source.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)) }
+        }
+        if let scales, !scales.isEmpty {
+            let columns = count / scales.count
+            for row in 0..<scales.count {
+                let inverse = 1 / scales[row]
+                for column in 0..<columns { output[row * columns + column] *= inverse }
             }
-            initialized = count
+        }
+        // Finite: the exponent bits are not all ones.
+        let bits = UnsafeRawPointer(output).assumingMemoryBound(to: UInt32.self)
+        var allFinite = true
+        for i in 0..<count where bits[i] & 0x7f80_0000 == 0x7f80_0000 { allFinite = false }
+        return allFinite
+    }
+
+    /// The values of a variable as `Float`s (see ``widen(_:into:rowScales:)``).
+    func floats(_ variable: Variable) -> [Float] {
+        [Float](unsafeUninitializedCapacity: variable.count) { buffer, initialized in
+            _ = widen(variable, into: buffer.baseAddress!)
+            initialized = variable.count
         }
     }
 
@@ -176,23 +191,6 @@ struct CTranslate2ModelFile {
         case .int16: return Int(bytes.loadUnaligned(fromByteOffset: at, as: Int16.self))
         case .int32: return Int(bytes.loadUnaligned(fromByteOffset: at, as: Int32.self))
         default: return nil
-        }
-    }
-
-    /// IEEE 754 binary16 to binary32, exactly (subnormals, infinities and NaN included).
-    static func widen(half: UInt16) -> Float {
-        let sign = UInt32(half & 0x8000) << 16
-        let exponent = Int(half >> 10) & 0x1f
-        let mantissa = UInt32(half & 0x3ff)
-        switch exponent {
-        case 0:
-            // ±0 or a subnormal: mantissa × 2^-24.
-            let magnitude = Float(mantissa) * 0x1p-24
-            return sign == 0 ? magnitude : -magnitude
-        case 0x1f:
-            return Float(bitPattern: sign | 0x7f80_0000 | (mantissa << 13))
-        default:
-            return Float(bitPattern: sign | UInt32(exponent + 112) << 23 | (mantissa << 13))
         }
     }
 }

@@ -143,7 +143,7 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
                 guard variable.shape == shape else {
                     throw failure("expected \(name) with shape \(shape); found \(variable.shape)")
                 }
-                var values = file.floats(variable)
+                var scales: [Float]?
                 switch variable.type {
                 case .float32, .float16, .bfloat16:
                     break
@@ -152,19 +152,13 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
                     guard let scaleVariable = file.byName[name + "_scale"], scaleVariable.shape == [shape[0]],
                         [.float32, .float16, .bfloat16].contains(scaleVariable.type)
                     else { throw failure("expected \(name)_scale [\(shape[0])] beside the int8 tensor \(name)") }
-                    let scales = file.floats(scaleVariable)
-                    let columns = values.count / shape[0]
-                    for row in 0..<shape[0] {
-                        let inverse = 1 / scales[row]
-                        for column in 0..<columns { values[row * columns + column] *= inverse }
-                    }
+                    scales = file.floats(scaleVariable)
                 default:
                     throw failure("expected \(name) as float32, float16, bfloat16 or int8; found \(variable.type)")
                 }
-                guard values.allSatisfy(\.isFinite) else {
+                guard file.widen(variable, into: storage + offsets[name]!, rowScales: scales) else {
                     throw failure("expected finite values in \(name); it holds NaN or infinity (corrupted?)")
                 }
-                (storage + offsets[name]!).update(from: values, count: values.count)
             }
         } catch {
             storage.deallocate()

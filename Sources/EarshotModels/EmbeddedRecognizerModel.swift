@@ -1,0 +1,69 @@
+import EarshotCore
+public import EarshotRecognizer
+public import EarshotWhisper
+import Foundation
+
+/// A recognizer model loaded once, from which a process makes as many recognizers as it needs (one
+/// per worker, one per pooled service slot), all sharing the model's weights.
+public struct EmbeddedRecognizerModel: Sendable {
+    public enum Engine: Sendable {
+        case whisper(WhisperModel, WhisperOptions)
+        case pocketSphinx(PocketSphinxConfiguration)
+    }
+
+    public let engine: Engine
+
+    public init(_ engine: Engine) { self.engine = engine }
+
+    public var kind: RecognizerKind {
+        switch engine {
+        case .whisper: .whisper
+        case .pocketSphinx: .pocketsphinx
+        }
+    }
+
+    /// The id clients name it by (OpenAI's `model`): `whisper-tiny.en`, `pocketsphinx-en-us` (after the
+    /// acoustic model's folder).
+    public var id: String {
+        switch engine {
+        case .whisper(let model, _): "whisper-" + model.name
+        case .pocketSphinx(let configuration):
+            "pocketsphinx-" + (configuration.acousticModel as NSString).lastPathComponent
+        }
+    }
+
+    /// Whether its recognizers take SRGS grammars and PLS lexicons (Speech to Text Custom).
+    public var supportsGrammars: Bool { kind == .pocketsphinx }
+
+    /// ISO-639-1 codes of the languages it transcribes.
+    public var languages: [String] {
+        switch engine {
+        case .whisper(let model, _):
+            model.tokenizer.isMultilingual ? model.tokenizer.languages.map(\.code) : ["en"]
+        case .pocketSphinx: ["en"]
+        }
+    }
+
+    /// Where its files are: the Whisper folder, or PocketSphinx's acoustic model.
+    public var location: String {
+        switch engine {
+        case .whisper(let model, _): model.directory
+        case .pocketSphinx(let configuration): configuration.acousticModel
+        }
+    }
+
+    /// A new recognizer (PocketSphinx loads its model, about half a second; Whisper only allocates its
+    /// buffers). Throws `.modelUnavailable` naming what is missing.
+    public func makeRecognizer() throws -> any Recognizer {
+        switch engine {
+        case .whisper(let model, let options): try WhisperRecognizer(model: model, options: options)
+        case .pocketSphinx(let configuration): try PocketSphinxRecognizer(configuration: configuration)
+        }
+    }
+
+    /// A new recognizer that takes grammars, or nil when this engine takes none.
+    public func makeGrammarRecognizer() throws -> (any GrammarRecognizer)? {
+        guard case .pocketSphinx(let configuration) = engine else { return nil }
+        return try PocketSphinxRecognizer(configuration: configuration)
+    }
+}

@@ -1,0 +1,36 @@
+public import EarshotCore
+public import EarshotRecognizer
+public import EarshotWhisper
+
+/// How every command and the service pick their embedded recognizer: the one asked for, else Whisper
+/// when its model is found and loads, else PocketSphinx — with one line through `note` saying why, so a
+/// user always knows which one ran. Asked for explicitly, a Whisper model that cannot be loaded is an
+/// error (`.modelUnavailable`, exit status 3), never a silent change of recognizer.
+public enum RecognizerSelection {
+    /// The model the options name: `requested` (nil for the default rule), the Whisper folder from
+    /// `whisperModel` (the `--whisper-model` flag), `EARSHOT_WHISPER_MODEL` in `environment` or the
+    /// search under `searchRoots`, decoded with `whisperOptions`; PocketSphinx with `pocketSphinx`.
+    public static func resolve(
+        _ requested: RecognizerKind?, whisperModel: String? = nil, environment: [String: String],
+        searchRoots: [String] = ModelSearch.defaultRoots, whisperOptions: WhisperOptions = WhisperOptions(),
+        pocketSphinx: PocketSphinxConfiguration = .default, note: (String) -> Void
+    ) throws -> EmbeddedRecognizerModel {
+        if requested == .pocketsphinx { return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx)) }
+        let directory = WhisperModel.locate(
+            explicitPath: whisperModel, environment: environment, searchRoots: searchRoots)
+        guard let directory else {
+            if requested == .whisper {
+                throw EarshotError(.modelUnavailable, "--recognizer whisper: model not found; \(WhisperModel.installHint)")
+            }
+            note("no Whisper model found, recognizing with PocketSphinx (\(WhisperModel.installHint))")
+            return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))
+        }
+        do {
+            let model = try WhisperModel(directory: directory)
+            return EmbeddedRecognizerModel(.whisper(model, whisperOptions))
+        } catch let error as EarshotError where requested == nil {
+            note("\(error.message); recognizing with PocketSphinx instead")
+            return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))
+        }
+    }
+}

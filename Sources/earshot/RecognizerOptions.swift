@@ -1,0 +1,116 @@
+public import ArgumentParser
+import EarshotCore
+import EarshotModels
+public import EarshotRecognizer
+import EarshotWhisper
+import Foundation
+
+extension RecognizerKind: ExpressibleByArgument {}
+
+/// The embedded recognizer and its settings, for every command that runs one (`transcribe`, `serve`,
+/// `bench --embedded`): `--recognizer`, Whisper's model, beam, language and prompt, PocketSphinx's
+/// model folder and search preset.
+struct RecognizerOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Embedded recognizer: whisper or pocketsphinx. Default: whisper when its model is installed (else "
+                + "pocketsphinx, saying so); --decoder or --model-dir choose pocketsphinx.",
+            valueName: "name"))
+    var recognizer: RecognizerKind?
+
+    @Option(
+        name: .customLong("whisper-model"),
+        help: ArgumentHelp(
+            "A Whisper model folder in CTranslate2's format (model.bin, config.json, vocabulary.txt, "
+                + "tokenizer.json), as faster-whisper uses. Default: $\(WhisperModel.environmentVariable), then "
+                + "\(WhisperModel.defaultRelativePath) in or above the current folder or the earshot binary's.",
+            valueName: "dir"))
+    var whisperModel: String?
+
+    @Option(help: ArgumentHelp("Whisper's beam width; 1 decodes greedily. Default: 5.", valueName: "n"))
+    var beamSize: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Text that primes Whisper: names and spellings to expect, or the style of the transcript.",
+            valueName: "text"))
+    var prompt: String?
+
+    @Option(
+        help:
+            "PocketSphinx: a model folder laid out as Debian's (en-us/, en-us.lm.bin, cmudict-en-us.dict). Default: $EARSHOT_MODEL_DIR, else /usr/share/pocketsphinx/model/en-us."
+    )
+    var modelDir: String?
+
+    @OptionGroup var decoderOptions: DecoderOptions
+
+    /// The engine asked for, explicitly or through its own settings.
+    var requested: RecognizerKind? {
+        recognizer ?? (decoderOptions.decoder != nil || modelDir != nil ? .pocketsphinx : nil)
+    }
+
+    func validate() throws {
+        let whisperOnly = [
+            ("--whisper-model", whisperModel != nil), ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
+        ].filter(\.1).map(\.0)
+        let pocketSphinxOnly = [("--decoder", decoderOptions.decoder != nil), ("--model-dir", modelDir != nil)]
+            .filter(\.1).map(\.0)
+        if let option = whisperOnly.first, requested == .pocketsphinx {
+            let why = recognizer == .pocketsphinx ? "--recognizer pocketsphinx" : pocketSphinxOnly.joined(separator: ", ")
+            throw ValidationError("\(option) is a Whisper setting, but \(why) chooses PocketSphinx")
+        }
+        if let option = pocketSphinxOnly.first, recognizer == .whisper {
+            throw ValidationError(
+                "\(option) is a PocketSphinx setting; Whisper's search is --beam-size (drop \(option), or use "
+                    + "--recognizer pocketsphinx)")
+        }
+        try whisperOptions(language: nil).validate()
+    }
+
+    /// Refuses every recognizer option where no embedded recognizer runs (`why` says what runs instead).
+    func refuse(_ why: String) throws {
+        let given = [
+            ("--recognizer", recognizer != nil), ("--whisper-model", whisperModel != nil),
+            ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
+            ("--model-dir", modelDir != nil), ("--decoder", decoderOptions.decoder != nil),
+        ].first(where: \.1)
+        if let (option, _) = given { throw ValidationError("\(option) sets the embedded recognizer; \(why)") }
+    }
+
+    /// Whisper's decoding options from the flags and the command's `--language`.
+    func whisperOptions(language: String?) -> WhisperOptions {
+        var options = WhisperOptions()
+        if let beamSize { options.beamSize = beamSize }
+        options.language = language
+        options.initialPrompt = prompt
+        return options
+    }
+
+    /// PocketSphinx's configuration from the flags.
+    var pocketSphinx: PocketSphinxConfiguration {
+        let preset = decoderOptions.preset
+        return modelDir.map { PocketSphinxConfiguration(modelDirectory: $0, preset: preset) } ?? .default(preset: preset)
+    }
+
+    /// Loads the model these options choose (Whisper decoding `language` when it is multilingual),
+    /// noting on stderr which one runs when it is not the one the default rule would pick.
+    func resolve(language: String? = nil) throws -> EmbeddedRecognizerModel {
+        let model = try RecognizerSelection.resolve(
+            requested, whisperModel: whisperModel, environment: ProcessInfo.processInfo.environment,
+            whisperOptions: whisperOptions(language: language), pocketSphinx: pocketSphinx
+        ) { line in
+            FileHandle.standardError.write(Data("earshot: \(line)\n".utf8))
+        }
+        if case .pocketSphinx(let configuration) = model.engine { try configuration.validate() }
+        return model
+    }
+
+    /// The models a service serves: the one these options choose, first, and PocketSphinx beside a
+    /// Whisper default, for grammars (Speech to Text Custom) and clients that name it.
+    func serviceModels() throws -> [EmbeddedRecognizerModel] {
+        let primary = try resolve()
+        guard primary.kind == .whisper else { return [primary] }
+        try pocketSphinx.validate()
+        return [primary, EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))]
+    }
+}

@@ -1,0 +1,111 @@
+import EarshotCore
+import EarshotModels
+import EarshotTestTraits
+import EarshotTesting
+import Foundation
+import Testing
+
+@testable import EarshotWhisper
+
+/// Loading Whisper tiny.en as `make models` installs it, and refusing broken copies of it with one
+/// error naming the file; choosing the recognizer (``RecognizerSelection``).
+@Suite(.computing) struct WhisperModelTests {
+    @Test func tinyEnLoadsWithTheDimensionsOfWhisperTiny() throws {
+        let model = try WhisperFixtures.model()
+        #expect(
+            model.dimensions
+                == WhisperDimensions(
+                    melBins: 80, audioContext: 1500, width: 384, audioHeads: 6, textHeads: 6, audioLayers: 4,
+                    textLayers: 4, feedForwardWidth: 1536, vocabularySize: 51864, textContext: 448))
+        #expect(model.name == "tiny.en")
+        #expect(!model.tokenizer.isMultilingual)
+        #expect(model.alignmentHeads.count == 8 && model.alignmentHeads.first == .init(layer: 1, head: 0))
+        #expect(model.suppressedAtBegin == [220, 50256])
+    }
+
+    @Test func theDefaultSuppressedTokensAreFasterWhispersAndTheConfigs() throws {
+        let model = try WhisperFixtures.model()
+        // faster-whisper's get_suppressed_tokens(tokenizer, [-1]) for tiny.en: 84 non-speech tokens and
+        // six special ones, equal to the converter's suppress_ids.
+        #expect(model.tokenizer.nonSpeechTokens.count == 84)
+        #expect(model.tokenizer.defaultSuppressedTokens == model.suppressedTokens)
+        #expect(model.tokenizer.encode(" -") == [532] && model.tokenizer.encode(" '") == [705])
+    }
+
+    /// A copy of the model folder whose `model.bin` is `transform`ed.
+    func brokenCopy(_ transform: (Data) -> Data) throws -> TemporaryDirectory {
+        let source = try WhisperFixtures.modelDirectory()
+        let directory = try TemporaryDirectory()
+        for name in ["config.json", "vocabulary.txt", "tokenizer.json"] {
+            try FileManager.default.copyItem(atPath: source + "/" + name, toPath: directory.file(name))
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source + "/model.bin"))
+        try transform(bytes).write(to: URL(fileURLWithPath: directory.file("model.bin")))
+        return directory
+    }
+
+    func loadError(_ directory: String) -> String {
+        do {
+            _ = try WhisperModel(directory: directory)
+            return "(loaded)"
+        } catch let error as EarshotError {
+            #expect(error.code == .modelUnavailable)
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func aTruncatedModelIsRefusedNamingTheFile() throws {
+        let directory = try brokenCopy { $0.prefix(10_000_000) }
+        defer { directory.remove() }
+        let message = loadError(directory.path)
+        #expect(message.hasPrefix(directory.file("model.bin") + ": expected a CTranslate2 model file;"), "\(message)")
+        #expect(message.contains("(truncated or corrupted?)"), "\(message)")
+    }
+
+    @Test func aForeignFileIsRefused() throws {
+        let directory = try brokenCopy { _ in Data("ONNX or anything else, not a CTranslate2 model".utf8) }
+        defer { directory.remove() }
+        #expect(loadError(directory.path).contains("model.bin: expected a CTranslate2 model file; format version"))
+    }
+
+    @Test func aMissingFolderIsRefusedNamingTheFile() {
+        #expect(loadError("/nonexistent/whisper") == "/nonexistent/whisper/model.bin: cannot read the file (missing or unreadable)")
+    }
+
+    @Test func theModelIsFoundByFlagThenEnvironmentThenUnderTheRepository() throws {
+        let root = WhisperFixtures.repository.path
+        #expect(WhisperModel.locate(explicitPath: "/a", environment: ["EARSHOT_WHISPER_MODEL": "/b"], searchRoots: []) == "/a")
+        #expect(WhisperModel.locate(explicitPath: nil, environment: ["EARSHOT_WHISPER_MODEL": "/b"], searchRoots: [root]) == "/b")
+        #expect(
+            WhisperModel.locate(explicitPath: nil, environment: [:], searchRoots: [root + "/Sources/EarshotWhisper"])
+                == root + "/.earshot/models/whisper-tiny.en")
+        #expect(WhisperModel.locate(explicitPath: nil, environment: [:], searchRoots: ["/nonexistent"]) == nil)
+    }
+
+    @Test func withoutAWhisperModelPocketSphinxTakesOverSayingSoInOneLine() throws {
+        var notes: [String] = []
+        let fallback = try RecognizerSelection.resolve(nil, environment: [:], searchRoots: ["/nonexistent"]) {
+            notes.append($0)
+        }
+        #expect(fallback.kind == .pocketsphinx && fallback.id == "pocketsphinx-en-us")
+        #expect(notes.count == 1 && notes[0].hasPrefix("no Whisper model found, recognizing with PocketSphinx"))
+
+        let directory = try brokenCopy { $0.prefix(1000) }
+        defer { directory.remove() }
+        notes = []
+        let broken = try RecognizerSelection.resolve(nil, whisperModel: directory.path, environment: [:]) { notes.append($0) }
+        #expect(broken.kind == .pocketsphinx)
+        #expect(notes.count == 1 && notes[0].contains("model.bin: expected a CTranslate2 model file"), "\(notes)")
+        #expect(notes.first?.hasSuffix("; recognizing with PocketSphinx instead") == true)
+
+        #expect(throws: EarshotError.self, "asked for explicitly, a broken Whisper is an error") {
+            try RecognizerSelection.resolve(.whisper, whisperModel: directory.path, environment: [:]) { _ in }
+        }
+        let found = try RecognizerSelection.resolve(nil, environment: [:], searchRoots: [WhisperFixtures.repository.path]) {
+            notes.append($0)
+        }
+        #expect(found.kind == .whisper && found.id == "whisper-tiny.en" && !found.supportsGrammars)
+    }
+}

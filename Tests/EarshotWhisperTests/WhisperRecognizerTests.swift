@@ -1,0 +1,118 @@
+import EarshotCore
+import EarshotRecognizer
+import EarshotTestTraits
+import Foundation
+import Testing
+
+@testable import EarshotWhisper
+
+/// Whisper behind the ``Recognizer`` protocol: media times, contiguity, partial results that only
+/// grow, request options, silence, and cancellation.
+@Suite(.computing) struct WhisperRecognizerTests {
+    static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
+    static let expected = "Had he married a more amiable woman, he might have been made still more respectable than he was."
+
+    func feed(_ recognizer: WhisperRecognizer, _ samples: [Float], from first: Int64, piece: Int = 16_000) throws {
+        var offset = 0
+        while offset < samples.count {
+            let end = min(offset + piece, samples.count)
+            try recognizer.accept(
+                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: first + Int64(offset)))
+            offset = end
+        }
+    }
+
+    @Test func wordsAreInTheStreamsMediaTime() throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        try recognizer.startUtterance()
+        try feed(recognizer, samples, from: 48_000)  // the utterance starts 3 s into the stream
+        let result = try recognizer.endUtterance()
+        #expect(result.text == Self.expected)
+        #expect(result.start.frame == 48_000 && result.end.frame == 48_000 + Int64(samples.count))
+        let words = result.hypotheses[0].words
+        #expect(words.map(\.word).joined(separator: " ") == Self.expected)
+        #expect(words.first!.start.seconds >= 3.0 && words.last!.end.seconds <= 3.0 + Double(samples.count) / 16_000)
+        #expect(zip(words, words.dropFirst()).allSatisfy { $0.start <= $1.start && $0.end <= $1.start })
+        let confidence = try #require(result.hypotheses[0].confidence)
+        #expect(confidence > 0.5 && confidence <= 1)
+    }
+
+    @Test func aGapBetweenBuffersIsRefused() throws {
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        try recognizer.startUtterance()
+        try recognizer.accept(AudioBuffer(format: .wideband, samples: [Float](repeating: 0, count: 160), startFrame: 0))
+        #expect(throws: EarshotError.self) {
+            try recognizer.accept(AudioBuffer(format: .wideband, samples: [0], startFrame: 161))
+        }
+        #expect(throws: EarshotError.self) {
+            try recognizer.accept(AudioBuffer(format: .narrowband, samples: [0], startFrame: 160))
+        }
+    }
+
+    @Test func silenceGivesNoHypothesisAndAnAbandonedUtteranceLeavesItReady() throws {
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        try recognizer.startUtterance()
+        // Below −50 dBFS: not decoded (Whisper alone writes "You" for 2 s of zeros).
+        try feed(recognizer, [Float](repeating: 0, count: 32_000) + [Float](repeating: 0.003, count: 16_000), from: 0)
+        #expect(try recognizer.endUtterance().hypotheses.isEmpty)
+        try recognizer.startUtterance()
+        try feed(recognizer, [Float](repeating: 0.1, count: 1_000), from: 0)
+        recognizer.abandonUtterance()
+        try recognizer.startUtterance()
+        try feed(recognizer, try WhisperFixtures.samples(Self.clip), from: 0)
+        #expect(try recognizer.endUtterance().text == Self.expected)
+    }
+
+    @Test func partialResultsOnlyGrowAndLeadToTheFinalText() throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        try recognizer.startUtterance()
+        var partials: [String] = []
+        var offset = 0
+        while offset < samples.count {
+            let end = min(offset + 8_000, samples.count)
+            try recognizer.accept(AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
+            offset = end
+            if let partial = try recognizer.partialResult() {
+                #expect(partial.isPartial && partial.hypotheses[0].confidence == nil)
+                partials.append(partial.text)
+            }
+        }
+        let final = try recognizer.endUtterance().text
+        #expect(!partials.isEmpty, "a 6 s utterance gives partial results")
+        for (earlier, later) in zip(partials, partials.dropFirst()) {
+            #expect(later.hasPrefix(earlier) || later.count >= earlier.count, "\(earlier) → \(later)")
+        }
+        let words = partials.last!.split(separator: " ").count
+        #expect(final.split(separator: " ").prefix(words).joined(separator: " ").lowercased().hasPrefix(
+            String(partials.last!.lowercased().prefix(10))), "\(partials.last!) vs \(final)")
+    }
+
+    @Test func requestOptionsAreCheckedAndLastOneUtterance() throws {
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        #expect(throws: EarshotError.self) { try recognizer.setRequestOptions(.init(language: "de")) }
+        #expect(throws: EarshotError.self) { try recognizer.setRequestOptions(.init(temperature: 1.5)) }
+        try recognizer.setRequestOptions(.init(language: "en", prompt: "Dashwood, Norland.", temperature: 0.2))
+        try recognizer.startUtterance()
+        try feed(recognizer, try WhisperFixtures.samples(Self.clip), from: 0)
+        #expect(!(try recognizer.endUtterance().text.isEmpty))
+    }
+
+    @Test func aCancelledTaskStopsTheDecodeWithACancellationError() async throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        let model = try WhisperFixtures.model()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let recognizer = try WhisperRecognizer(model: model)
+                try recognizer.startUtterance()
+                try feed(recognizer, samples + samples + samples + samples + samples, from: 0)
+                withUnsafeCurrentTask { $0?.cancel() }
+                #expect(throws: CancellationError.self) { try recognizer.endUtterance() }
+                try recognizer.startUtterance()  // the utterance is closed: the recognizer takes the next
+                recognizer.abandonUtterance()
+            }
+            try await group.waitForAll()
+        }
+    }
+}
