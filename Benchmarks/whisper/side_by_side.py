@@ -80,14 +80,14 @@ def main():
     results = {("ct2",) + c: [] for c in configurations}
     results.update({("earshot", "float32", t, b): [] for t in (1, 2) for b in (1, 5)})
     startup = []
-    for round in range(args.rounds):
+    for index in range(args.rounds):
         for compute, threads, beam in configurations:
             results[("ct2", compute, threads, beam)].append(faster_whisper(compute, threads, beam))
         startup.append(time_earshot(args.earshot, 1, 1, [short.name]))
         for threads in (1, 2):
             for beam in (1, 5):
                 results[("earshot", "float32", threads, beam)].append(time_earshot(args.earshot, threads, beam, CLIPS))
-        print("round %d done" % (round + 1), file=sys.stderr)
+        print("round %d done" % (index + 1), file=sys.stderr)
     os.unlink(short.name)
 
     base_wall = statistics.median(s[0] for s in startup)

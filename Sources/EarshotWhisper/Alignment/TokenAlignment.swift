@@ -32,10 +32,13 @@ struct TokenAlignment {
         decoder.run(tokens: tokens, perHypothesis: rows, logitRows: [], recordAlignment: true)
         decoder.restart()
 
-        var textProbabilities: [Float] = []
-        for (index, token) in text.enumerated() {
-            decoder.computeLogits(rows: [startSequence.count + index])
-            textProbabilities.append(LogProbabilities.probability(of: token, decoder.logits, count: tokenizer.endOfText))
+        let textVocabulary = tokenizer.endOfText
+        let first = startSequence.count
+        let logits = decoder.logits(ofRows: first..<(first + text.count), vocabulary: textVocabulary)
+        let textProbabilities = logits.withUnsafeBufferPointer { logits in
+            text.enumerated().map { index, token in
+                LogProbabilities.probability(of: token, logits.baseAddress! + index * textVocabulary, count: textVocabulary)
+            }
         }
 
         let context = model.dimensions.audioContext
@@ -56,7 +59,6 @@ struct TokenAlignment {
             for i in averaged.indices { averaged[i] += weights[i] }
         }
         let heads = Float(decoder.recordedAttention.count)
-        let first = startSequence.count
         let kept = text.count + 1
         var matrix = [Float](repeating: 0, count: kept * positions)
         for row in 0..<kept {

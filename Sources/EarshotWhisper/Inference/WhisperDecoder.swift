@@ -202,11 +202,33 @@ final class WhisperDecoder {
             cblas_sgemv(
                 CblasRowMajor, CblasNoTrans, Int32(vocabulary), Int32(w), 1, weights.tokenEmbedding, Int32(w), normed, 1,
                 0, logits, 1)
+        } else if logitRows.count <= 8, w % 4 == 0 {
+            WhisperKernels.multiplyFewRows(
+                normed, rows: logitRows.count, by: weights.tokenEmbedding, columns: vocabulary, depth: w, into: logits,
+                cStride: vocabulary)
         } else {
             WhisperKernels.multiplyTransposed(
                 normed, aStride: w, weights.tokenEmbedding, bStride: w, into: logits, cStride: vocabulary,
                 rows: logitRows.count, columns: vocabulary, depth: w)
         }
+    }
+
+    /// The logits over the first `vocabulary` tokens of rows `rows` of the last run, `rows.count ×
+    /// vocabulary`, in one matrix product (what word alignment needs: every text position's text-token
+    /// logits, which one matrix–vector product per row would read the embedding for again and again).
+    func logits(ofRows rows: Range<Int>, vocabulary: Int) -> [Float] {
+        let w = width
+        let weights = model.weights
+        var result = [Float](repeating: 0, count: rows.count * vocabulary)
+        let normedRows = UnsafeMutablePointer<Float>.allocate(capacity: rows.count * w)
+        defer { normedRows.deallocate() }
+        WhisperKernels.layerNorm(x + rows.lowerBound * w, rows: rows.count, width: w, weights.decoderNorm, into: normedRows)
+        result.withUnsafeMutableBufferPointer { output in
+            WhisperKernels.multiplyTransposed(
+                normedRows, aStride: w, weights.tokenEmbedding, bStride: w, into: output.baseAddress!, cStride: vocabulary,
+                rows: rows.count, columns: vocabulary, depth: w)
+        }
+        return result
     }
 
     /// Forgets the hypotheses, keeping the encoding: the next run starts at position 0.

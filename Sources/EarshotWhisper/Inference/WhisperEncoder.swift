@@ -22,11 +22,24 @@ final class WhisperEncoder {
     /// Mel frames the encoder takes: twice its positions (3 000, 30 s).
     var inputFrames: Int { 2 * model.dimensions.audioContext }
 
+    /// The first convolution's output on a row of padding (GELU of its bias), then the second's on three
+    /// such rows.
+    private let paddingRows: UnsafeMutablePointer<Float>
+
     init(model: WhisperModel) {
         _ = WhisperKernels.singleThreaded
         self.model = model
         let dimensions = model.dimensions
         let (positions, width) = (dimensions.audioContext, dimensions.width)
+        paddingRows = .allocate(capacity: 2 * width)
+        let weights = model.weights
+        paddingRows.update(from: weights.convolution1.bias, count: width)
+        WhisperKernels.gelu(paddingRows, count: width)
+        let unfolded = UnsafeMutablePointer<Float>.allocate(capacity: 3 * width)
+        defer { unfolded.deallocate() }
+        for channel in 0..<width { for k in 0..<3 { unfolded[channel * 3 + k] = paddingRows[channel] } }
+        WhisperKernels.linear(unfolded, rows: 1, weights.convolution2, into: paddingRows + width)
+        WhisperKernels.gelu(paddingRows + width, count: width)
         output = .allocate(capacity: positions * width)
         normed = .allocate(capacity: positions * width)
         attended = .allocate(capacity: positions * width)
@@ -39,7 +52,7 @@ final class WhisperEncoder {
     }
 
     deinit {
-        for buffer in [output, normed, queryKeyValue, scores, attended, hidden] { buffer.deallocate() }
+        for buffer in [output, normed, queryKeyValue, scores, attended, hidden, paddingRows] { buffer.deallocate() }
     }
 
     /// Encodes `mel`, `inputFrames × melBins` time-major; the result is in ``output``. `isCancelled`
@@ -48,22 +61,33 @@ final class WhisperEncoder {
     ///
     /// Not `throws`: in the optimized build (Swift 6.3.1) this function, throwing, returned to its
     /// callers with a non-null error register and no error thrown; see ``WhisperKernels``.
+    ///
+    /// `contentFrames`: the frames that hold audio, those after being zeros (the window's padding). The
+    /// convolutions of rows that see only padding are all alike — GELU(bias) after the first, a row
+    /// computed once per model after the second — and are copied rather than computed: for a 5 s
+    /// utterance, five sixths of the convolutions' work.
     @discardableResult
-    func encode(_ mel: UnsafePointer<Float>, isCancelled: () -> Bool = { false }) -> Bool {
+    func encode(_ mel: UnsafePointer<Float>, contentFrames: Int? = nil, isCancelled: () -> Bool = { false }) -> Bool {
         let dimensions = model.dimensions
         let weights = model.weights
         let (positions, width, mels) = (dimensions.audioContext, dimensions.width, dimensions.melBins)
         let frames = 2 * positions
+        let content = min(max(contentFrames ?? frames, 0), frames)
 
-        // Convolution 1: unfold (column [c·3 + k] of frame t is mel[t + k − 1][c]), multiply, GELU.
-        unfold(mel, channels: mels, length: frames, stride: 1, outputLength: frames, into: hidden)
+        // Convolution 1: unfold (column [c·3 + k] of frame t is mel[t + k − 1][c]), multiply, GELU. Rows
+        // from content + 1 on see only zeros.
+        let computed1 = min(frames, content + 1)
+        unfold(mel, channels: mels, length: frames, stride: 1, outputLength: computed1, into: hidden)
         let convolved = scores
-        WhisperKernels.linear(hidden, rows: frames, weights.convolution1, into: convolved)
-        WhisperKernels.gelu(convolved, count: frames * width)
-        // Convolution 2, stride 2.
-        unfold(convolved, channels: width, length: frames, stride: 2, outputLength: positions, into: queryKeyValue)
-        WhisperKernels.linear(queryKeyValue, rows: positions, weights.convolution2, into: output)
-        WhisperKernels.gelu(output, count: positions * width)
+        WhisperKernels.linear(hidden, rows: computed1, weights.convolution1, into: convolved)
+        WhisperKernels.gelu(convolved, count: computed1 * width)
+        for row in computed1..<frames { (convolved + row * width).update(from: paddingRows, count: width) }
+        // Convolution 2, stride 2: output u reads rows 2u − 1 … 2u + 1, all padding from u = computed1 / 2 + 1.
+        let computed2 = min(positions, computed1 / 2 + 1)
+        unfold(convolved, channels: width, length: frames, stride: 2, outputLength: computed2, into: queryKeyValue)
+        WhisperKernels.linear(queryKeyValue, rows: computed2, weights.convolution2, into: output)
+        WhisperKernels.gelu(output, count: computed2 * width)
+        for row in computed2..<positions { (output + row * width).update(from: paddingRows + width, count: width) }
         WhisperKernels.add(weights.encoderPositions, to: output, count: positions * width)
 
         let heads = dimensions.audioHeads

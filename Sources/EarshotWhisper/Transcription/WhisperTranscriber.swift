@@ -107,7 +107,7 @@ public final class WhisperTranscriber {
             let size = min(windowFrames, contentFrames - seek)
             window.update(repeating: 0, count: windowFrames * mels)
             features.withUnsafeBufferPointer { window.update(from: $0.baseAddress! + seek * mels, count: size * mels) }
-            guard encoder.encode(window, isCancelled: isCancelled) else {
+            guard encoder.encode(window, contentFrames: size, isCancelled: isCancelled) else {
                 throw EarshotError(.canceled, "whisper: transcription cancelled")
             }
             decoder.begin(encoderOutput: encoder.output)
@@ -177,7 +177,7 @@ public final class WhisperTranscriber {
         let size = min(encoder.inputFrames, frames - 1)
         window.update(repeating: 0, count: encoder.inputFrames * mels)
         features.withUnsafeBufferPointer { window.update(from: $0.baseAddress!, count: size * mels) }
-        encoder.encode(window)
+        encoder.encode(window, contentFrames: size)
         if decoder.capacity < options.beamSize { decoder = WhisperDecoder(model: model, capacity: options.beamSize) }
         decoder.begin(encoderOutput: encoder.output)
         let search = WhisperSearch(
@@ -305,7 +305,7 @@ public final class WhisperTranscriber {
         let size = min(encoder.inputFrames, frames - 1)
         window.update(repeating: 0, count: encoder.inputFrames * mels)
         features.withUnsafeBufferPointer { window.update(from: $0.baseAddress!, count: size * mels) }
-        encoder.encode(window)
+        encoder.encode(window, contentFrames: size)
         decoder.begin(encoderOutput: encoder.output)
         decoder.run(tokens: [tokenizer.startOfTranscript], perHypothesis: 1, logitRows: [0])
         let best = tokenizer.languages.max { decoder.logits[$0.token] < decoder.logits[$1.token] }
