@@ -250,7 +250,7 @@ let package = Package(
             name: "EarshotBenchmarks",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotLab", "EarshotTesting",
-                "EarshotClient", "EarshotRecognizer", "EarshotTranscription", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
+                "EarshotClient", "EarshotRecognizer", "EarshotTranscription", "EarshotWhisper", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",

@@ -34,6 +34,7 @@ let benchmarks: @Sendable () -> Void = {
     registerChainBenchmarks(speech16k: fixtures.speech16k, speechFiles: [fixtures.speech48k, fixtures.speech44k])
     registerTranscribeBenchmarks(speechFile: fixtures.speech44k)
     registerRecognizerBenchmarks(speech16k: fixtures.speech16k)
+    registerWhisperBenchmarks()
 
     // MARK: File source
 

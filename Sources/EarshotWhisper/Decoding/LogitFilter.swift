@@ -16,7 +16,7 @@ struct LogitFilter {
     let maxInitialTimestampIndex: Int?
 
     /// Applies the rules to `logits` (one row of the vocabulary) of a hypothesis that has generated
-    /// `generated` since the prompt; `scratch` holds a row of log-probabilities for the check.
+    /// `generated` since the prompt. (`scratch`, a row of the vocabulary, is the caller's to lend.)
     func apply(to logits: UnsafeMutablePointer<Float>, generated: ArraySlice<Int>, scratch: UnsafeMutablePointer<Float>) {
         let disabled = LogProbabilities.suppressed
         let vocabulary = tokenizer.count
@@ -51,13 +51,13 @@ struct LogitFilter {
             // Inside a segment: its end comes strictly after its start.
             disable(timestampBegin..<(lastTimestamp + 1))
         }
-        // If all timestamps together are likelier than any other token, a timestamp it is.
-        LogProbabilities.logSoftmax(logits, count: vocabulary, into: scratch)
+        // If all timestamps together are likelier than any other token, a timestamp it is. (Compared on
+        // the logits: the log-softmax's normalizer is on both sides, so it need not be computed.)
         let timestamps = vocabulary - timestampBegin
-        let timestampMaximum = WhisperKernels.maximum(scratch + timestampBegin, count: timestamps)
-        let timestampLogProbability = LogProbabilities.logSumExp(
-            scratch + timestampBegin, count: timestamps, maximum: timestampMaximum)
-        let otherMaximum = WhisperKernels.maximum(scratch, count: timestampBegin)
-        if timestampLogProbability > otherMaximum { disable(0..<timestampBegin) }
+        let timestampMaximum = WhisperKernels.maximum(logits + timestampBegin, count: timestamps)
+        let timestampLogTotal = LogProbabilities.logSumExp(
+            logits + timestampBegin, count: timestamps, maximum: timestampMaximum)
+        let otherMaximum = WhisperKernels.maximum(logits, count: timestampBegin)
+        if timestampLogTotal > otherMaximum { disable(0..<timestampBegin) }
     }
 }

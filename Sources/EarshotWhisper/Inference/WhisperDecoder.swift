@@ -8,15 +8,16 @@ import COpenBLAS
 /// cache of keys and values; the cross-attention keys and values are computed once per encoding and
 /// shared by all of them. ``reorder(_:)`` makes the hypotheses continue from chosen parents (beam
 /// search), copying their caches. All buffers are allocated once, for ``capacity`` hypotheses and the
-/// model's full text context, so a decoding step allocates nothing.
-final class WhisperDecoder {
-    let model: WhisperModel
+/// model's full text context, so a decoding step allocates nothing. Public for benchmarks and for code
+/// that runs the network itself; ``WhisperTranscriber`` is the way to transcribe.
+public final class WhisperDecoder {
+    public let model: WhisperModel
     /// How many hypotheses can decode side by side.
-    let capacity: Int
+    public let capacity: Int
     /// Tokens decoded so far (the same for every hypothesis): the next token's position.
-    private(set) var length = 0
+    public private(set) var length = 0
     /// Hypotheses in the current batch.
-    private(set) var count = 0
+    public private(set) var count = 0
 
     private let width: Int
     private let positions: Int
@@ -35,14 +36,14 @@ final class WhisperDecoder {
     private let hidden: UnsafeMutablePointer<Float>
     private let scores: UnsafeMutablePointer<Float>
     /// Logits of the rows asked for in the last ``run(tokens:perHypothesis:logitRows:)``, `rows × vocabulary`.
-    let logits: UnsafeMutablePointer<Float>
+    public let logits: UnsafeMutablePointer<Float>
     private let logitCapacity: Int
 
     /// Cross-attention scores of the alignment heads (scaled, before the softmax), recorded when
     /// asked: per head (in the model's order), `rows × audioContext` for the rows of the last run.
     private(set) var recordedAttention: [[Float]] = []
 
-    init(model: WhisperModel, capacity: Int) {
+    public init(model: WhisperModel, capacity: Int) {
         _ = WhisperKernels.singleThreaded
         self.model = model
         self.capacity = capacity
@@ -73,7 +74,7 @@ final class WhisperDecoder {
 
     /// Computes the cross-attention keys and values of an encoder output (`audioContext × width`) and
     /// empties the hypotheses.
-    func begin(encoderOutput: UnsafePointer<Float>) {
+    public func begin(encoderOutput: UnsafePointer<Float>) {
         for (index, layer) in model.weights.decoderLayers.enumerated() {
             WhisperKernels.linear(
                 encoderOutput, rows: positions, layer.crossKeyValue, into: crossKeyValues + index * positions * 2 * width)
@@ -87,7 +88,7 @@ final class WhisperDecoder {
     /// at positions `length ..< length + perHypothesis`. Leaves in ``logits`` the logits of each row
     /// of `logitRows` (indices into `tokens`). With `recordAlignment`, records the alignment heads'
     /// cross-attention weights of every row in ``recordedAttention``.
-    func run(tokens: [Int], perHypothesis: Int, logitRows: [Int], recordAlignment: Bool = false) {
+    public func run(tokens: [Int], perHypothesis: Int, logitRows: [Int], recordAlignment: Bool = false) {
         let dimensions = model.dimensions
         let weights = model.weights
         let hypotheses = tokens.count / perHypothesis
@@ -198,7 +199,9 @@ final class WhisperDecoder {
         for (index, row) in logitRows.enumerated() { (projected + index * w).update(from: x + row * w, count: w) }
         WhisperKernels.layerNorm(projected, rows: logitRows.count, width: w, weights.decoderNorm, into: normed)
         let vocabulary = model.dimensions.vocabularySize
-        if logitRows.count == 1 {
+        if logitRows.count == 1, let half = model.halfEmbedding, w % 8 == 0 {
+            WhisperKernels.multiplyHalfRows(normed, by: half, columns: vocabulary, depth: w, into: logits)
+        } else if logitRows.count == 1 {
             cblas_sgemv(
                 CblasRowMajor, CblasNoTrans, Int32(vocabulary), Int32(w), 1, weights.tokenEmbedding, Int32(w), normed, 1,
                 0, logits, 1)
@@ -232,14 +235,14 @@ final class WhisperDecoder {
     }
 
     /// Forgets the hypotheses, keeping the encoding: the next run starts at position 0.
-    func restart() {
+    public func restart() {
         length = 0
         count = 0
     }
 
     /// Makes hypothesis `i` continue from hypothesis `parents[i]` of the current batch (copying its
     /// cache); the batch becomes `parents.count` hypotheses.
-    func reorder(_ parents: [Int]) {
+    public func reorder(_ parents: [Int]) {
         precondition(parents.count <= capacity)
         let layers = model.dimensions.textLayers
         let context = model.dimensions.textContext

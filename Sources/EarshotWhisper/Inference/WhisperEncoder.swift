@@ -5,11 +5,12 @@ import EarshotCore
 /// transformer blocks (self-attention, GELU feed-forward) and a final layer norm.
 ///
 /// Holds the buffers of one encoding (about 33 MB for tiny); the weights are the shared model's. Not
-/// thread-safe: one per recognizer.
-final class WhisperEncoder {
-    let model: WhisperModel
-    /// `audioContext × width`: the last ``encode(_:)``'s output.
-    let output: UnsafeMutablePointer<Float>
+/// thread-safe: one per recognizer. Public for benchmarks and for code that runs the network itself;
+/// ``WhisperTranscriber`` is the way to transcribe.
+public final class WhisperEncoder {
+    public let model: WhisperModel
+    /// `audioContext × width`: the last ``encode(_:contentFrames:isCancelled:)``'s output.
+    public let output: UnsafeMutablePointer<Float>
     private let normed: UnsafeMutablePointer<Float>
     private let queryKeyValue: UnsafeMutablePointer<Float>
     private let scores: UnsafeMutablePointer<Float>
@@ -20,13 +21,13 @@ final class WhisperEncoder {
     static let queryBlock = 100
 
     /// Mel frames the encoder takes: twice its positions (3 000, 30 s).
-    var inputFrames: Int { 2 * model.dimensions.audioContext }
+    public var inputFrames: Int { 2 * model.dimensions.audioContext }
 
     /// The first convolution's output on a row of padding (GELU of its bias), then the second's on three
     /// such rows.
     private let paddingRows: UnsafeMutablePointer<Float>
 
-    init(model: WhisperModel) {
+    public init(model: WhisperModel) {
         _ = WhisperKernels.singleThreaded
         self.model = model
         let dimensions = model.dimensions
@@ -67,7 +68,9 @@ final class WhisperEncoder {
     /// computed once per model after the second — and are copied rather than computed: for a 5 s
     /// utterance, five sixths of the convolutions' work.
     @discardableResult
-    func encode(_ mel: UnsafePointer<Float>, contentFrames: Int? = nil, isCancelled: () -> Bool = { false }) -> Bool {
+    public func encode(_ mel: UnsafePointer<Float>, contentFrames: Int? = nil, isCancelled: () -> Bool = { false })
+        -> Bool
+    {
         let dimensions = model.dimensions
         let weights = model.weights
         let (positions, width, mels) = (dimensions.audioContext, dimensions.width, dimensions.melBins)

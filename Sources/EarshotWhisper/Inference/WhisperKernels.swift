@@ -110,6 +110,38 @@ enum WhisperKernels {
         }
     }
 
+    /// `c[j] = Σₖ a[k] · w[j][k]` for one row `a` against a tall `w` stored as IEEE half floats (the
+    /// token embedding as the model file holds it): half the bytes of floats to read, where a greedy
+    /// step's logits are bound by reading. Each half is widened exactly in the loop, by arithmetic
+    /// that vectorizes (`(h & 0x7fff) << 13` is the magnitude's bits at 2⁻¹¹² of its value; sign
+    /// restored), valid for every finite half, subnormals included.
+    static func multiplyHalfRows(
+        _ a: UnsafePointer<Float>, by w: UnsafePointer<UInt16>, columns: Int, depth: Int,
+        into c: UnsafeMutablePointer<Float>
+    ) {
+        precondition(depth % 8 == 0)
+        let pairs = depth / 8
+        let x = UnsafeRawPointer(a)
+        @inline(__always) func widen(_ halves: SIMD4<UInt16>) -> SIMD4<Float> {
+            let half = SIMD4<UInt32>(truncatingIfNeeded: halves)
+            let magnitude = unsafeBitCast((half & 0x7fff) &<< 13, to: SIMD4<Float>.self) * 0x1p112
+            return unsafeBitCast(
+                unsafeBitCast(magnitude, to: SIMD4<UInt32>.self) | ((half & 0x8000) &<< 16), to: SIMD4<Float>.self)
+        }
+        for j in 0..<columns {
+            let row = UnsafeRawPointer(w + j * depth)
+            // Two sums, so consecutive additions do not wait for each other.
+            var (even, odd) = (SIMD4<Float>(), SIMD4<Float>())
+            for k in 0..<pairs {
+                even += widen(row.loadUnaligned(fromByteOffset: 16 * k, as: SIMD4<UInt16>.self))
+                    * x.loadUnaligned(fromByteOffset: 32 * k, as: SIMD4<Float>.self)
+                odd += widen(row.loadUnaligned(fromByteOffset: 16 * k + 8, as: SIMD4<UInt16>.self))
+                    * x.loadUnaligned(fromByteOffset: 32 * k + 16, as: SIMD4<Float>.self)
+            }
+            c[j] = (even + odd).sum()
+        }
+    }
+
     /// `y = x·Wᵀ + b` for `rows` rows of `x` (`rows × inputs`, contiguous) into `y` (`rows × outputs`).
     static func linear(
         _ x: UnsafePointer<Float>, rows: Int, _ layer: WhisperWeights.Linear, into y: UnsafeMutablePointer<Float>
