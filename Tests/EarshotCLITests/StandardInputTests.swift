@@ -57,6 +57,15 @@ import Testing
         #expect(!shell.output.isEmpty)
     }
 
+    @Test func aTruncatedWAVIsRefusedOnStandardInputAsItIsAsAPath() throws {
+        let bytes = try Self.wav()
+        let cut = Array(bytes.prefix(44 + (bytes.count - 44) / 2))
+        let piped = try transcribe(cut)
+        #expect(piped.status == 2, "\(piped.standardError)")
+        #expect(piped.output.isEmpty)
+        #expect(piped.standardError.contains("truncated WAV"), "\(piped.standardError)")
+    }
+
     @Test func aLiveWAVIsReadAsItArrives() throws {
         let bytes = try Self.wav()
         let process = Process()

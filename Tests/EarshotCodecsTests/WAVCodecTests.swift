@@ -267,6 +267,21 @@ enum RIFF {
         #expect(try Self.decode(long + [0x7F], lengths: .estimated) == Self.samples, "a cut last frame is dropped")
     }
 
+    @Test func aStreamSecondsShortOfItsStatedLengthIsTruncatedEvenAsAnEstimate() throws {
+        // Two seconds stated at 16 kHz, one second sent: no writer's rounding is that far out.
+        let second = [Int16](repeating: 7, count: 16_000)
+        let data = RIFF.littleEndian(second)
+        let cut = RIFF.wav(RIFF.chunk("fmt ", RIFF.format()), RIFF.chunk("data", data, size: 64_000))
+        #expect {
+            try Self.decode(cut, lengths: .estimated)
+        } throws: { error in
+            "\(error)".contains("states 64000 bytes (2.0 s) but the stream ends after 32000 of them (1.0 s)")
+        }
+        // A quarter of a second short is within a guess.
+        let close = RIFF.wav(RIFF.chunk("fmt ", RIFF.format()), RIFF.chunk("data", data, size: 40_000))
+        #expect(try Self.decode(close, lengths: .estimated) == second)
+    }
+
     @Test func soxsUnknownLengthAndRF64ReadToTheEnd() throws {
         let data = RIFF.littleEndian(Self.samples)
         let sox = RIFF.wav(RIFF.chunk("fmt ", RIFF.format()), RIFF.chunk("data", data, size: 0x7FFF_F000))

@@ -13,7 +13,9 @@ public import EarshotCore
 ///   means "until the stream ends". (So a truly empty `data` chunk followed by other chunks would have
 ///   them read as samples; writers put such chunks first.) With ``Lengths/estimated`` — a pipe, whose
 ///   writer may have guessed the length before it knew it, as `sox … -t wav -` does — every `data`
-///   chunk is read to the end of the stream, and a last, incomplete sample frame is dropped.
+///   chunk is read to the end of the stream, and a last, incomplete sample frame is dropped; but a
+///   stream that ends well short of a stated size (by more than half a second and 2 % of it) is
+///   truncated, as it would be from a file: a writer's guess is off by a rounding, not by seconds.
 /// - Output: buffers at the file's rate and channel count, interleaved (downmixing and resampling are
 ///   other stages' work), every complete sample frame of each call; no latency.
 /// - Errors name the byte offset: wrong magic, a non-ASCII chunk id, a short or unsupported `fmt `,
@@ -70,6 +72,8 @@ public struct WAVDecoder: AudioDecoder, Sendable {
     private var unpacker = PCM16Unpacker(channelCount: 1, bigEndian: false)
     private var output = AudioBuffer(format: .wideband)
     private var framesDecoded: Int64 = 0
+    /// Bytes of `data` read so far.
+    private var dataBytesRead: Int64 = 0
 
     public init(name: String, lengths: Lengths = .exact) {
         self.name = name
@@ -115,6 +119,7 @@ public struct WAVDecoder: AudioDecoder, Sendable {
                     unpacker.unpack(UnsafeBufferPointer(rebasing: bytes[index..<index + taken]), into: &output.samples)
                     index += taken
                     offset += taken
+                    dataBytesRead += Int64(taken)
                     if let remaining {
                         state = Int64(taken) == remaining ? .done : .samples(remaining: remaining - Int64(taken))
                     }
@@ -143,6 +148,7 @@ public struct WAVDecoder: AudioDecoder, Sendable {
                 "the data chunk at byte \(chunkStart) states \(declaredDataSize ?? 0) bytes but the stream ends after \((declaredDataSize ?? 0) - remaining) of them",
                 expected: "\(remaining) more bytes (a truncated WAV)")
         case .samples(nil), .done:
+            try checkEstimatedLength()
             let pending = unpacker.pendingByteCount
             guard pending > 0, lengths == .exact else { return }
             let problem =
@@ -152,6 +158,20 @@ public struct WAVDecoder: AudioDecoder, Sendable {
             throw EarshotError.malformedStream(
                 name, at: offset - pending, problem, expected: "whole 16-bit sample frames")
         }
+    }
+
+    /// With ``Lengths/estimated``, fails when the data falls short of a stated size by more than a
+    /// writer's rounding could explain: half a second of audio and 2 % of the size.
+    private func checkEstimatedLength() throws {
+        guard lengths == .estimated, let declared = declaredDataSize, let format = outputFormat else { return }
+        let bytesPerSecond = Int64(2 * format.channelCount * format.sampleRate)
+        let shortfall = declared - dataBytesRead
+        guard shortfall > max(bytesPerSecond / 2, declared / 50) else { return }
+        let seconds = { (bytes: Int64) in "\(Double(bytes * 100 / bytesPerSecond) / 100) s" }
+        throw EarshotError.malformedStream(
+            name, at: offset,
+            "the data chunk at byte \(chunkStart) states \(declared) bytes (\(seconds(declared))) but the stream ends after \(dataBytesRead) of them (\(seconds(dataBytesRead)))",
+            expected: "the rest of the recording (a truncated WAV); a writer that cannot know the length states 0 or 0xFFFFFFFF")
     }
 
     /// Appends bytes to `gathered` until it holds `count`; returns how many were taken.
