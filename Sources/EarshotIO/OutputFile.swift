@@ -10,6 +10,9 @@ import Foundation
 ///   error, a cancel — the temporary file is removed and an existing file is left as it was.
 /// - **A symbolic link** is followed: its final target is written as above (created if the link
 ///   dangles), and the link stays a link.
+/// - **A file with other hard links** is written beside as above, and ``commit()`` copies the result
+///   into it in place, so every name of it sees the new contents (a rename would leave the others
+///   on the old file).
 /// - **A device, a FIFO or a socket** is written into directly (opened without truncating, never
 ///   renamed over): `/dev/null`, a named pipe another program reads, a terminal. Like any stream, it
 ///   may hold part of the output if the command fails.
@@ -31,6 +34,8 @@ public final class OutputFile {
     private let destination: String
     /// An existing file's mode and owner, to carry over to its replacement.
     private let kept: (mode: mode_t, owner: uid_t, group: gid_t)?
+    /// Whether ``commit()`` copies into the destination rather than renaming onto it (hard links).
+    private let inPlace: Bool
     private var committed = false
     private var descriptorClosed = false
 
@@ -39,7 +44,7 @@ public final class OutputFile {
         if let inherited = Self.processDescriptor(path) {
             let copy = dup(inherited)
             guard copy >= 0 else { throw EarshotError(.writeFailed, "\(path): cannot write (\(Self.systemError()))") }
-            (descriptor, isSeekable, temporaryPath, destination, kept) = (copy, false, nil, path, nil)
+            (descriptor, isSeekable, temporaryPath, destination, kept, inPlace) = (copy, false, nil, path, nil, false)
             return
         }
         let target = Self.finalTarget(of: path)
@@ -49,7 +54,7 @@ public final class OutputFile {
                 throw EarshotError(.writeFailed, "\(path): cannot write there (\(Self.systemError()))")
             }
             (descriptor, temporaryPath) = try Self.makeTemporary(beside: target, naming: path)
-            (isSeekable, destination, kept) = (true, target, nil)
+            (isSeekable, destination, kept, inPlace) = (true, target, nil, false)
             return
         }
         switch info.st_mode & S_IFMT {
@@ -59,12 +64,13 @@ public final class OutputFile {
             (descriptor, temporaryPath) = try Self.makeTemporary(beside: target, naming: path)
             (isSeekable, destination) = (true, target)
             kept = (info.st_mode & 0o7777, info.st_uid, info.st_gid)
+            inPlace = info.st_nlink > 1
         default:  // a device, FIFO or socket: written into, never replaced
             let opened = open(target, O_WRONLY | O_CLOEXEC)
             guard opened >= 0 else {
                 throw EarshotError(.writeFailed, "\(path): cannot open for writing (\(Self.systemError()))")
             }
-            (descriptor, temporaryPath, destination, kept) = (opened, nil, target, nil)
+            (descriptor, temporaryPath, destination, kept, inPlace) = (opened, nil, target, nil, false)
             isSeekable = lseek(opened, 0, SEEK_CUR) >= 0 && (info.st_mode & S_IFMT) == S_IFBLK
         }
     }
@@ -84,6 +90,11 @@ public final class OutputFile {
     /// the file it replaces); a direct output needs nothing.
     public func commit() throws {
         guard let temporaryPath, !committed else { return }
+        if inPlace {
+            try copyIntoDestination(from: temporaryPath)
+            committed = true
+            return
+        }
         if let kept {
             chmod(temporaryPath, kept.mode)
             if kept.owner != geteuid() || kept.group != getegid() {
@@ -101,6 +112,33 @@ public final class OutputFile {
                 .writeFailed, "\(path): cannot move the finished file into place (\(Self.systemError()))")
         }
         committed = true
+    }
+
+    /// Copies the finished temporary file into the destination's own inode (kept mode and owner, every
+    /// hard link), then removes the temporary file.
+    private func copyIntoDestination(from temporaryPath: String) throws {
+        func failure(_ what: String) -> EarshotError {
+            EarshotError(.writeFailed, "\(path): cannot \(what) (\(Self.systemError()))")
+        }
+        let source = open(temporaryPath, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { throw failure("read the finished output back") }
+        defer { close(source) }
+        let target = open(destination, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        guard target >= 0 else { throw failure("open it to write in place") }
+        defer { close(target) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            guard count >= 0 else { throw failure("read the finished output back") }
+            if count == 0 { break }
+            var written = 0
+            while written < count {
+                let step = buffer.withUnsafeBytes { write(target, $0.baseAddress! + written, count - written) }
+                guard step > 0 else { throw failure("write in place") }
+                written += step
+            }
+        }
+        _ = TemporaryFiles.moveOut(temporaryPath) { unlink(temporaryPath) == 0 || errno == ENOENT }
     }
 
     /// Refuses, before any work is done, an output path that names a directory (through symbolic
@@ -163,7 +201,16 @@ public final class OutputFile {
     /// is moved into place or removed; `naming` is the path errors mention.
     static func makeTemporary(template: String, naming: String) throws -> (Int32, String) {
         guard let (descriptor, path) = TemporaryFiles.create(template: template) else {
-            throw EarshotError(.writeFailed, "\(naming): cannot create a temporary file beside it (\(systemError()))")
+            let reason = systemError()
+            let directory = template.lastIndex(of: "/").map { String(template[..<$0]) } ?? "."
+            var info = stat()
+            if stat(directory, &info) != 0 {
+                throw EarshotError(.writeFailed, "\(naming): the folder \(directory) does not exist; create it first")
+            }
+            if info.st_mode & S_IFMT != S_IFDIR {
+                throw EarshotError(.writeFailed, "\(naming): \(directory) is not a folder")
+            }
+            throw EarshotError(.writeFailed, "\(naming): cannot create a file in \(directory) (\(reason))")
         }
         return (descriptor, path)
     }

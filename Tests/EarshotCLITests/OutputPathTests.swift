@@ -203,4 +203,32 @@ import Testing
         #expect(FileManager.default.contents(atPath: input) == original)
         #expect(directory.contents() == ["talk.txt"])
     }
+
+    @Test func aHardLinkedOutputIsWrittenInPlaceAndEveryNameSeesIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write(Array("old\n".utf8), to: "out.csv")
+        let other = directory.file("other.csv")
+        try #require(link(file, other) == 0)
+        try #require(chmod(file, 0o640) == 0)
+        let result = try earshot("vad", "-o", file, Self.clip)
+        #expect(result.status == 0, "\(result.standardError)")
+        let expected = try expected()
+        #expect(FileManager.default.contents(atPath: file) == expected)
+        #expect(FileManager.default.contents(atPath: other) == expected, "the other name sees the new contents")
+        var info = stat()
+        #expect(stat(file, &info) == 0 && info.st_nlink == 2 && info.st_mode & 0o7777 == 0o640, "still one file, two names")
+        #expect(Set(directory.contents()) == ["out.csv", "other.csv"], "no temporary file left")
+    }
+
+    @Test func anOutputInAMissingFolderSaysTheFolderIsMissing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let target = directory.file("nodir/out.txt")
+        let result = try earshot("vad", "-o", target, Self.clip)
+        #expect(result.status == 2)
+        #expect(
+            result.standardError == "earshot: \(target): the folder \(directory.file("nodir")) does not exist; create it first\n",
+            "\(result.standardError)")
+    }
 }
