@@ -62,6 +62,8 @@ public enum AudioInput {
         switch contents.sniffed {
         case .amr: return try decode(as: .amr)
         case .oggSpeex: return try decode(as: .oggSpeex)
+        case .speexWideband: return try decode(as: .speexWideband)
+        case .speexNarrowband: return try decode(as: .speexNarrowband)
         case .wav where contents.streamingWAV: return try decode(as: .wav)
         default: return try AudioFileSource(file: file, blockFrames: blockFrames)
         }

@@ -88,6 +88,9 @@ struct InputFile {
         let streamingWAV = try WAVHeaderCheck.validate(bytes, name: name)
         try MP3FrameCheck.validate(bytes, name: name)
         try OggPageCheck.validate(bytes, name: name)
-        return Contents(sniffed: CodecFormat.sniff(bytes.prefix(512)), streamingWAV: streamingWAV)
+        // Header-byte Speex (what `earshot encode --format speex-wb` writes) has no header: its frames
+        // are read, after every format that has one.
+        let sniffed = CodecFormat.sniff(bytes.prefix(512)) ?? CodecFormat.sniffHeaderByteSpeex(bytes.prefix(4096))
+        return Contents(sniffed: sniffed, streamingWAV: streamingWAV)
     }
 }

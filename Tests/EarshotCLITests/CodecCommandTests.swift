@@ -53,6 +53,26 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         #expect(sox.output.trimmingCharacters(in: .whitespacesAndNewlines) == "48400")
     }
 
+    /// What `encode --format speex-wb|speex-nb` writes reads back with no flag: the frames tell the band.
+    @Test(arguments: [("speex-wb", "Speex wideband with header byte"), ("speex-nb", "Speex narrowband with header byte")])
+    func ourHeaderByteSpeexReadsBackWithoutFlags(format: String, name: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for quality in ["0", "4", "10"] {
+            let speex = directory.file("upload-\(quality).speex")
+            #expect(try earshot("encode", "--format", format, "--quality", quality, clip, speex).status == 0)
+            let info = try earshot("info", speex)
+            #expect(info.status == 0 && info.output.contains(name), "\(format) q\(quality): \(info.output)\(info.standardError)")
+        }
+        let transcript = try earshot("transcribe", directory.file("upload-4.speex"))
+        #expect(transcript.status == 0 && transcript.output.contains("more respectable"), "\(transcript.standardError)")
+        // Raw PCM is not taken for Speex: it is still asked to say its layout.
+        let raw = directory.file("noise.speex")
+        try Data((0..<8_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }).write(
+            to: URL(fileURLWithPath: raw))
+        #expect(try earshot("info", raw).status == 2)
+    }
+
     @Test func streamingWavOnStandardOutputIsReadBySoxAndFFmpeg() throws {
         let encoded = try earshot("encode", "--format", "wav", clip, "-")
         #expect(encoded.status == 0)
