@@ -9,6 +9,8 @@ final class CommandOutput {
     private let name: String
     private let handle: FileHandle
     private let file: OutputFile?
+    /// Whether the file, once committed, is a table still being filled (`sweep -o`, rewritten after each row).
+    private var resumable = false
     /// Bytes written so far.
     private(set) var byteCount = 0
 
@@ -51,8 +53,9 @@ final class CommandOutput {
 
     /// Writes `text` as the whole output at `path` and commits it: a table rewritten after every
     /// finished row replaces the previous one at once, never half-written.
-    static func replace(_ path: String, with text: String) throws {
+    static func replace(_ path: String, with text: String, resumable: Bool = false) throws {
         let output = try CommandOutput(path: path)
+        output.resumable = resumable
         try output.write(text)
         try output.commit()
     }
@@ -63,6 +66,7 @@ final class CommandOutput {
         do {
             try handle.write(contentsOf: bytes)
             byteCount += bytes.count
+            if file == nil { OutputLedger.wroteToStandardOutput(bytes.count) }
         } catch {
             throw EarshotError(.writeFailed, "\(name): write failed (\(error.localizedDescription))")
         }
@@ -80,5 +84,9 @@ final class CommandOutput {
     }
 
     /// Makes the output visible under its final name.
-    func commit() throws { try file?.commit() }
+    func commit() throws {
+        guard let file else { return }
+        try file.commit()
+        OutputLedger.committed(file.path, resumable: resumable)
+    }
 }

@@ -18,7 +18,7 @@ enum InterruptCleanup {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 TemporaryFiles.removeAll()
-                FileHandle.standardError.write(Data("earshot: interrupted; no output written\n".utf8))
+                FileHandle.standardError.write(Data("earshot: \(OutputLedger.interruptedMessage)\n".utf8))
                 _exit(128 + signalNumber)
             }
             source.resume()

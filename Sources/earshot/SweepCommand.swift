@@ -196,7 +196,7 @@ struct Sweep: AsyncParsableCommand {
             // Standard output gets the table once, at the end; a file gets every finished row at once
             // (a partial result only when complete: a part with rows missing must not be merged).
             guard path != InputPath.standardStream, !partial else { return }
-            try CommandOutput.replace(path, with: try render(table))
+            try CommandOutput.replace(path, with: try render(table), resumable: !table.isComplete)
         } progress: { step in
             switch step {
             case .detector(let kind, let done, let total):

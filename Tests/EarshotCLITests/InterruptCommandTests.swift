@@ -78,4 +78,35 @@ import Testing
         #expect(result.seconds < 1, "stopped \(result.seconds) s after the signal")
         #expect(directory.contents() == [])
     }
+
+    /// Interrupted after some of its files were written, a command says which, instead of "no output".
+    @Test func anInterruptAfterSomeFilesSaysWhichWereWritten() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = try Self.longInput(in: directory)
+        for copy in ["b.wav", "c.wav"] { try FileManager.default.copyItem(atPath: long, toPath: directory.file(copy)) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.earshotPath)
+        process.arguments = ["vad", "--detector", "energy", "--out", "preds", "long.wav", "b.wav", "c.wav"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let started = Date()
+        func written() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: directory.file("preds"))) ?? [] }
+        while process.isRunning, !written().contains("long.prob"), Date().timeIntervalSince(started) < 60 {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        try #require(process.isRunning && written().contains("long.prob"), "vad finished before it could be interrupted")
+        kill(process.processIdentifier, SIGINT)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT)
+        #expect(
+            message.contains("interrupted; written before the interrupt: ")
+                && message.contains("preds/long.csv") && message.contains("preds/long.prob")
+                && message.hasSuffix("; nothing else was written\n"), "\(message)")
+        #expect(!message.contains("no output written"))
+    }
 }

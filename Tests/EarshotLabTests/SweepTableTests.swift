@@ -32,6 +32,7 @@ import Testing
         table.insert(row(0, latency: 0.3, truncated: true))  // fast, truncates: on the front
         table.insert(row(1, latency: 0.85, truncated: false))  // slow, no truncation: on the front
         table.insert(row(2, latency: 0.9, truncated: false))  // dominated by row 1
+        table.insert(row(3, latency: 0.95, truncated: false))  // dominated by row 1
         let lines = table.csv().split(separator: "\n")
         #expect(lines[0] == "detector,endingSilence," + SweepTable.metricColumns.joined(separator: ","))
         // No oracle in these results: its columns are empty.
@@ -39,6 +40,22 @@ import Testing
         let pareto = 2 + SweepTable.metricColumns.firstIndex(of: "pareto")!
         #expect(lines[2].split(separator: ",", omittingEmptySubsequences: false)[pareto] == "1")
         #expect(lines[3].split(separator: ",", omittingEmptySubsequences: false)[pareto] == "0")
+    }
+
+    /// An interrupted sweep's table has no Pareto column yet: a front over some settings is not the front.
+    @Test func anIncompleteTableMarksNoFront() throws {
+        var table = SweepTable(grid: grid)
+        table.insert(row(0, latency: 0.3, truncated: true))
+        table.insert(row(1, latency: 0.85, truncated: false))
+        #expect(!table.isComplete)
+        let pareto = 2 + SweepTable.metricColumns.firstIndex(of: "pareto")!
+        for line in table.csv().split(separator: "\n").dropFirst() {
+            #expect(line.split(separator: ",", omittingEmptySubsequences: false)[pareto] == "")
+        }
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(try table.json(parameters: [:]).utf8)) as? [String: Any])
+        #expect(document["complete"] as? Bool == false)
+        #expect((document["rows"] as? [[String: Any]])?.allSatisfy { $0["pareto"] == nil || $0["pareto"] is NSNull } == true)
     }
 
     @Test(arguments: SweepTable.Format.allCases)
@@ -71,7 +88,8 @@ import Testing
         var table = SweepTable(grid: grid)
         table.insert(SweepRow(setting: grid.settings[0], metrics: EndpointMetrics(results)))
         if format == .csv {
-            #expect(table.csv().split(separator: "\n")[1].hasSuffix(",1,0.5000,0.0000,0.5000,0.0000,0.150,0.230,0.150"))
+            // One row of the grid's three: the table is incomplete, so its pareto column is empty.
+            #expect(table.csv().split(separator: "\n")[1].hasSuffix(",,0.5000,0.0000,0.5000,0.0000,0.150,0.230,0.150"))
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

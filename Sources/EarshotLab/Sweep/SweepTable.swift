@@ -50,8 +50,14 @@ public struct SweepTable: Sendable {
 
     var csvHeader: String { (grid.axes.map(\.parameter.rawValue) + Self.metricColumns).joined(separator: ",") }
 
+    /// Whether every setting of the grid has its row. Until then the Pareto column is left empty (CSV)
+    /// or null with `"complete": false` (JSON): a front over some of the settings is not the front, and a
+    /// table an interrupted sweep left must not look final. `--resume` completes it.
+    public var isComplete: Bool { rows.count == grid.settings.count }
+
     public func csv() -> String {
         var lines = [csvHeader]
+        let complete = isComplete
         for row in rows {
             let metrics = row.metrics
             let fields =
@@ -59,7 +65,7 @@ public struct SweepTable: Sendable {
                     String(metrics.utterances), Self.number(metrics.latency.median, digits: 3),
                     Self.number(metrics.latency.p90, digits: 3), Self.number(metrics.truncationRate, digits: 4),
                     Self.number(metrics.falseStartRate, digits: 4), Self.number(metrics.wrongNoAudioRate, digits: 4),
-                    Self.number(metrics.missedEndpointRate, digits: 4), row.isParetoOptimal ? "1" : "0",
+                    Self.number(metrics.missedEndpointRate, digits: 4), complete ? (row.isParetoOptimal ? "1" : "0") : "",
                     Self.number(metrics.oracle.onTimeRate, digits: 4), Self.number(metrics.oracle.earlyRate, digits: 4),
                     Self.number(metrics.oracle.lateRate, digits: 4), Self.number(metrics.oracle.missedRate, digits: 4),
                     Self.number(metrics.oracle.delay.median, digits: 3),
@@ -87,15 +93,18 @@ public struct SweepTable: Sendable {
         var gridOrder: [String]
         var parameters: [String: ParameterValue]
         var rows: [Row]
+        /// False while rows are missing (an interrupted sweep's table, to `--resume`).
+        var complete: Bool?
 
         struct Row: Codable {
             var setting: [String: String]
             var metrics: EndpointMetrics
-            var pareto: Bool
+            /// On the front of the whole grid; null until every row is in.
+            var pareto: Bool?
         }
 
         enum CodingKeys: String, CodingKey {
-            case grid, parameters, rows
+            case grid, parameters, rows, complete
             case schemaVersion = "schema_version"
             case gridOrder = "grid_order"
         }
@@ -112,8 +121,8 @@ public struct SweepTable: Sendable {
                 Document.Row(
                     setting: Dictionary(
                         uniqueKeysWithValues: row.setting.values.map { ($0.parameter.rawValue, $0.value.description) }),
-                    metrics: row.metrics, pareto: row.isParetoOptimal)
-            })
+                    metrics: row.metrics, pareto: isComplete ? row.isParetoOptimal : nil)
+            }, complete: isComplete)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
