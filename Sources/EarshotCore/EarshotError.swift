@@ -23,6 +23,9 @@ public struct EarshotError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let recognizerFailed = Code(rawValue: "RecognizerFailed")
         /// No audio capture device could be opened (the seed SDK's `NoMicrophone`).
         public static let noMicrophone = Code(rawValue: "NoMicrophone")
+        /// A service could not listen on its address (in use, not permitted, not this machine's): an I/O
+        /// failure, not a usage error.
+        public static let listenFailed = Code(rawValue: "ListenFailed")
         /// The caller stopped the work (the seed SDK's `CanceledByUser`).
         public static let canceled = Code(rawValue: "CanceledByUser")
 

@@ -136,7 +136,7 @@ extension SpeechService {
                 default: "no interface of this machine has that address"
                 }
             throw EarshotError(
-                .invalidParameter, "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+                .listenFailed, "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
         }
     }
 }

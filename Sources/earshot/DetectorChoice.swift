@@ -39,11 +39,21 @@ struct VADModelOptions: ParsableArguments {
         let path = SileroModel.locate(
             explicitPath: vadModel, environment: ProcessInfo.processInfo.environment, searchRoots: Self.searchRoots)
         guard let path else {
+            let environment = ProcessInfo.processInfo.environment[SileroModel.environmentVariable]
+            let turnedOff = (vadModel ?? environment) == SileroModel.disabled
             if required {
-                throw EarshotError(.modelUnavailable, "--detector silero: model not found; \(SileroModel.installHint)")
+                throw EarshotError(
+                    .modelUnavailable,
+                    turnedOff
+                        ? "--detector silero: the learned detector is turned off (--vad-model none or "
+                            + "\(SileroModel.environmentVariable)=none)"
+                        : "--detector silero: model not found; \(SileroModel.installHint)")
             }
-            FileHandle.standardError.write(
-                Data("earshot: no Silero VAD model found, using the spectral detector (\(SileroModel.installHint))\n".utf8))
+            // Turned off on purpose: the fallback is what was asked for, not news.
+            if !turnedOff {
+                Messages.write(
+                    "no Silero VAD model found, using the spectral detector (\(SileroModel.installHint))", level: "note")
+            }
             return .none
         }
         return DetectorModels(silero: try SileroModel(path: path))

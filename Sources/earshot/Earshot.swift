@@ -14,7 +14,8 @@ struct Earshot: AsyncParsableCommand {
             optionally --channels and --encoding. Data goes to standard output, messages to standard error.
 
             Exit codes: 0 success; 1 usage error; 2 unreadable or invalid input (or an output that \
-            cannot be written); 3 recognizer or model error; 4 a batch in which some items failed.
+            cannot be written, or an address the service cannot listen on); 3 recognizer or model error; \
+            4 a batch in which some items failed.
             """,
         version: "0.1.0",
         subcommands: [
@@ -25,6 +26,9 @@ struct Earshot: AsyncParsableCommand {
 
     /// Runs the command, turning every failure into one line on standard error and a documented exit code.
     static func main() async {
+        if let unknown = unknownSubcommand(CommandLine.arguments.dropFirst().first) {
+            fail(unknown, status: .usage)
+        }
         do {
             var command = try parseAsRoot()
             InterruptCleanup.install(except: (type(of: command) as? any HandlesSignals.Type)?.handledSignals ?? [])
@@ -66,8 +70,38 @@ struct Earshot: AsyncParsableCommand {
         }
     }
 
+    /// A first argument that names no command (and is no option): the message, with the nearest
+    /// command's name when one is a typo away ("transcibe" → "transcribe").
+    static func unknownSubcommand(_ first: String?) -> String? {
+        guard let first, !first.hasPrefix("-"), first != "help" else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard !names.contains(first) else { return nil }
+        let nearest = names.map { ($0, editDistance(first, $0)) }.min { $0.1 < $1.1 }
+        var message = "unknown command '\(first)'"
+        if let (name, distance) = nearest, distance <= max(1, name.count / 3) { message += "; did you mean '\(name)'?" }
+        return message + " (earshot --help lists the commands)"
+    }
+
+    /// Levenshtein distance over characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let (a, b) = (Array(a), Array(b))
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + [Int](repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j] + (x == y ? 0 : 1), previous[j + 1] + 1, current[j] + 1)
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     static func fail(_ message: String, status: ExitStatus, prefixed: Bool = true) -> Never {
-        FileHandle.standardError.write(Data(((prefixed ? "earshot: " : "") + message + "\n").utf8))
+        if prefixed {
+            Messages.write(message)
+        } else {
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
         Foundation.exit(status.rawValue)
     }
 }

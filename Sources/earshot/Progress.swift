@@ -29,6 +29,11 @@ struct ProgressOptions: ParsableArguments {
             "Progress on standard error: auto (a bar on a terminal), none, or ndjson (JSON lines for scripts).",
             valueName: "mode"))
     var progress: ProgressMode = .auto
+
+    /// With ndjson, the command's messages become JSON lines too (``Messages``), errors included.
+    func validate() throws {
+        if progress == .ndjson { Messages.useJSON(command: CommandLine.arguments.dropFirst().first ?? "earshot") }
+    }
 }
 
 /// One `--progress ndjson` line: keys in a fixed order, numbers rounded, no nulls.
@@ -141,6 +146,8 @@ final class CountProgress: Sendable {
         var lastDraw = Date.distantPast
         var label = ""
         var last: (done: Int, total: Int) = (0, 0)
+        /// Items that failed among those counted: not reported as done.
+        var failed = 0
     }
     private let state = Mutex(State())
 
@@ -183,6 +190,9 @@ final class CountProgress: Sendable {
         }
     }
 
+    /// Counts one of the items as failed: JSON lines report it under `failed`, not `done`.
+    func recordFailure() { state.withLock { $0.failed += 1 } }
+
     func finish() {
         if mode == .ndjson {
             state.withLock { writeLine("done", $0) }
@@ -201,14 +211,14 @@ final class CountProgress: Sendable {
     /// Called with the state locked.
     private func writeLine(_ event: String, _ state: State) {
         let elapsed = Date().timeIntervalSince(state.started)
-        let (done, total) = state.last
+        let (processed, total) = state.last
         ProgressLine.write(
             event, command: command,
             fields: [
-                ("phase", state.label), ("done", done), ("total", total),
-                ("fraction", total > 0 ? Double(done) / Double(total) : nil),
+                ("phase", state.label), ("done", processed - state.failed), ("failed", state.failed > 0 ? state.failed : nil),
+                ("total", total), ("fraction", total > 0 ? Double(processed) / Double(total) : nil),
                 ("elapsed_s", Date().timeIntervalSince(began)),
-                ("eta_s", done > 0 ? elapsed / Double(done) * Double(total - done) : nil),
+                ("eta_s", processed > 0 ? elapsed / Double(processed) * Double(total - processed) : nil),
             ])
     }
 }

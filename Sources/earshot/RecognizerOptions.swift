@@ -99,7 +99,7 @@ struct RecognizerOptions: ParsableArguments {
             requested, whisperModel: whisperModel, environment: ProcessInfo.processInfo.environment,
             whisperOptions: whisperOptions(language: language), pocketSphinx: pocketSphinx
         ) { line in
-            FileHandle.standardError.write(Data("earshot: \(line)\n".utf8))
+            Messages.write(line, level: "note")
         }
         if case .pocketSphinx(let configuration) = model.engine { try configuration.validate() }
         return model

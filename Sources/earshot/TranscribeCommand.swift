@@ -135,6 +135,17 @@ struct Transcribe: AsyncParsableCommand {
             }
         }
         guard retries >= 0 else { throw ValidationError("--retries: expected 0 or more, got \(retries)") }
+        // Named by their flags here: the chunker's own check names its fields, and a default the user
+        // never typed (--min-segment-duration 5) would otherwise be reported as if given.
+        guard maxSegmentDuration.isFinite, maxSegmentDuration >= 0.5 else {
+            throw ValidationError("--max-segment-duration \(maxSegmentDuration): expected seconds ≥ 0.5")
+        }
+        guard minSegmentDuration >= 0, minSegmentDuration < maxSegmentDuration else {
+            throw ValidationError(
+                "--min-segment-duration (\(minSegmentDuration) s) must be shorter than --max-segment-duration "
+                    + "(\(maxSegmentDuration) s); give both, e.g. --max-segment-duration \(maxSegmentDuration) "
+                    + "--min-segment-duration \(max(0, maxSegmentDuration / 2))")
+        }
         if serviceOptions.service == nil, let option = serviceOptions.serviceOnlyOptionsGiven.first {
             throw ValidationError("\(option) needs --service (without it the embedded recognizer is used)")
         }
@@ -154,7 +165,7 @@ struct Transcribe: AsyncParsableCommand {
                 throw ValidationError("--retries: \(error.description)")
             }
             let note: @Sendable (String) -> Void = { line in
-                FileHandle.standardError.write(Data("earshot: \(line)\n".utf8))
+                Messages.write(line, level: "warning")
             }
             // One backend per worker: a Speech API client runs one request at a time.
             return (
@@ -313,7 +324,7 @@ struct Transcribe: AsyncParsableCommand {
                         failedNames.append(name)
                         if several {
                             progress.clear()
-                            FileHandle.standardError.write(Data("earshot: \(message)\n".utf8))
+                            Messages.write(message)
                         }
                     }
                 }
@@ -324,7 +335,7 @@ struct Transcribe: AsyncParsableCommand {
                 return failures
             }
         } catch let error as EarshotError where error.code == .canceled {
-            FileHandle.standardError.write(Data("earshot: interrupted; no output written\n".utf8))
+            FileHandle.standardError.write(Data("earshot: \(OutputLedger.interruptedMessage)\n".utf8))
             throw ExitCode(ExitStatus.interrupted.rawValue)
         }
         if !failures.isEmpty {

@@ -121,7 +121,8 @@ struct VAD: ParsableCommand {
                 if let out { try writeFiles(analysis, into: out) } else { analyses.append(analysis) }
             } catch let error as EarshotError where files.count > 1 {
                 progress.clear()
-                FileHandle.standardError.write(Data("earshot: \(error.message)\n".utf8))
+                progress.recordFailure()
+                Messages.write(error.message)
                 failures += 1
             }
         }

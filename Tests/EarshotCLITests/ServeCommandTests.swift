@@ -108,12 +108,13 @@ import Testing
         }
     }
 
-    /// A second service on a taken port says so, naming the address, and prints no credentials.
+    /// A second service on a taken port says so, naming the address, and prints no credentials; the
+    /// exit status is the documented I/O failure (2), not a usage error.
     @Test func aBusyPortIsNamedAndNoCredentialsArePrinted() throws {
         let first = try Server()
         defer { _ = first.stop() }
         let second = try ExternalTool.run([ExternalTool.earshotPath, "serve", "--port", "\(first.port)"])
-        #expect(second.status == 1)
+        #expect(second.status == 2)
         #expect(
             second.standardError.contains("earshot: cannot listen on 127.0.0.1:\(first.port): the address is in use"),
             "\(second.standardError)")

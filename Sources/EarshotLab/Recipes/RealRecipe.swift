@@ -62,6 +62,14 @@ enum RealRecipe {
         let rawFormat = RawPCMFormat(format: RecipeAudio.format, encoding: .s16le)
         for source in try sources().prefix(options.limit ?? .max) {
             progress("real: aligning \(source.id)")
+            guard FileManager.default.isReadableFile(atPath: source.path) else {
+                // Name what to install, not just the file: the recordings come from Debian packages.
+                let package = source.path.hasPrefix(alsaSounds) ? "alsa-utils" : "pocketsphinx-testdata"
+                throw EarshotError(
+                    .invalidInput,
+                    "\(source.path): missing; the real corpus takes it from the Debian package \(package) "
+                        + "(apt-get install \(package), or make corpora-deps)")
+            }
             let clip = try RecipeAudio.load(source.path, raw: source.raw ? rawFormat : nil)
             let aligned = try aligner.align(transcript: source.transcript, samples: clip)
             let lead = RecipeAudio.frames(random.uniform(0.3...1.0))

@@ -141,8 +141,9 @@ struct TranscriptionRoute: Sendable {
         }
         var error = ServiceError.unauthorized(realm: configuration.realm, reason: reason)
         error.text =
-            "Incorrect API key provided: \(reason); use an access token of scope SPEECH from POST /oauth/token "
-            + "as the API key"
+            "Incorrect API key provided: \(reason); use "
+            + (configuration.apiKeys.isEmpty ? "" : "a key of this service's --api-keys file, or ")
+            + "an access token of scope SPEECH from POST /oauth/token as the API key"
         error.variables = ""
         throw error
     }
