@@ -63,6 +63,8 @@ let package = Package(
         .systemLibrary(name: "CLinuxSocket"),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
+        // Which OpenBLAS kernels the process runs: a CPU newer than Debian's OpenBLAS gets its SSE3 ones.
+        .target(name: "EarshotBLAS", dependencies: ["COpenBLAS"], swiftSettings: strictSwift6),
         // The JSON both sides of a recognition API read and write (OpenAI's transcription API), as Codable types.
         .target(name: "EarshotWire", dependencies: ["EarshotCore"], swiftSettings: strictSwift6),
         .target(
@@ -170,7 +172,7 @@ let package = Package(
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
                 "EarshotTranscription", "EarshotServiceTranscription", "EarshotLab", "EarshotLoad", "EarshotServer",
-                "EarshotClient", "EarshotWhisper", "EarshotModels",
+                "EarshotClient", "EarshotWhisper", "EarshotModels", "EarshotBLAS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -194,7 +196,7 @@ let package = Package(
             name: "EarshotWhisperTests",
             dependencies: [
                 "EarshotWhisper", "EarshotModels", "EarshotRecognizer", "EarshotIO", "EarshotLab", "EarshotTesting",
-                "EarshotTestTraits", .product(name: "Crypto", package: "swift-crypto"),
+                "EarshotTestTraits", "EarshotBLAS", .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(

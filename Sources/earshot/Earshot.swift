@@ -1,4 +1,5 @@
 import ArgumentParser
+import EarshotBLAS
 import EarshotCore
 import Foundation
 
@@ -26,6 +27,7 @@ struct Earshot: AsyncParsableCommand {
 
     /// Runs the command, turning every failure into one line on standard error and a documented exit code.
     static func main() async {
+        startAgainWithTheCPUsKernelsIfNeeded()
         if let unknown = unknownSubcommand(CommandLine.arguments.dropFirst().first) {
             fail(unknown, status: .usage)
         }
@@ -41,6 +43,16 @@ struct Earshot: AsyncParsableCommand {
         } catch {
             exit(reporting: error)
         }
+    }
+
+    /// Starts this command again with `OPENBLAS_CORETYPE` set when OpenBLAS loaded kernels older than the
+    /// CPU (see ``OpenBLASKernels``): Whisper and Silero then run about twice as fast. Nothing has been
+    /// read or written yet; if `execv` fails, the command goes on with the kernels it has.
+    static func startAgainWithTheCPUsKernelsIfNeeded() {
+        guard let core = OpenBLASKernels.coreTypeToForce(environment: ProcessInfo.processInfo.environment) else { return }
+        setenv("OPENBLAS_CORETYPE", core, 1)
+        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        unsetenv("OPENBLAS_CORETYPE")
     }
 
     /// Writes out what `print` buffered, so a full disk or a closed pipe on standard output is a failure
