@@ -38,15 +38,36 @@ public final class WhisperRecognizer: Recognizer {
     private var requestOptions = RecognitionRequestOptions.none
     /// The partial decodes: samples decoded at the last one, and its text tokens.
     private var lastPartial: (samples: Int, tokens: [Int])?
+    /// When the last partial decode ended and how long it took (with ``PartialPacing/sharingTime``).
+    private var lastPartialTiming: (ended: ContinuousClock.Instant, took: Duration)?
+    /// How often ``partialResult()`` decodes the open utterance again.
+    public let partialPacing: PartialPacing
+    /// How many partial decodes this recognizer has run, over all its utterances.
+    public private(set) var partialDecodes = 0
+    private var utterancePartialDecodes = 0
+
+    /// How often partial results re-decode the open utterance; each decode needs at least 1 s of new audio.
+    public enum PartialPacing: Sendable {
+        /// After the second decode of an utterance, the next waits at least as long as the last one took:
+        /// partial decodes take at most half of the recognizer's time however fast audio arrives (a stream replayed faster than real time,
+        /// a loaded machine), so the final result never queues behind them. For live streams.
+        case sharingTime
+        /// Every second of audio, however long a decode takes: the same partials whatever the machine's
+        /// speed, for offline replays.
+        case everySecondOfAudio
+    }
     private var agreedPrefix: [Int] = []
     /// The loudest sample of the utterance so far, as an amplitude.
     private var peak: Float = 0
     /// Below this peak (−50 dBFS) an utterance is silence.
     public static let silencePeak: Float = 0.003_162_3
 
-    public init(model: WhisperModel, options: WhisperOptions = WhisperOptions()) throws {
+    public init(
+        model: WhisperModel, options: WhisperOptions = WhisperOptions(), partialPacing: PartialPacing = .sharingTime
+    ) throws {
         self.model = model
         self.options = options
+        self.partialPacing = partialPacing
         transcriber = try WhisperTranscriber(model: model, options: options)
     }
 
@@ -59,6 +80,8 @@ public final class WhisperRecognizer: Recognizer {
         startFrame = nil
         peak = 0
         lastPartial = nil
+        lastPartialTiming = nil
+        utterancePartialDecodes = 0
         agreedPrefix = []
     }
 
@@ -120,7 +143,17 @@ public final class WhisperRecognizer: Recognizer {
             throw EarshotError(.invalidParameter, "Whisper: no utterance is open; call startUtterance() first")
         }
         let decodedBefore = lastPartial?.samples ?? 0
-        if samples.count - decodedBefore >= format.sampleRate, peak >= Self.silencePeak {
+        let clock = ContinuousClock()
+        // The first two decodes of an utterance run as audio comes, so a partial result (what they agree
+        // on) comes as soon as it can; from the third on, sharing time bounds the work.
+        let rested =
+            partialPacing == .everySecondOfAudio || utterancePartialDecodes < 2
+            || lastPartialTiming.map { clock.now - $0.ended >= $0.took } ?? true
+        if samples.count - decodedBefore >= format.sampleRate, peak >= Self.silencePeak, rested {
+            let started = clock.now
+            defer { lastPartialTiming = (clock.now, clock.now - started) }
+            partialDecodes += 1
+            utterancePartialDecodes += 1
             var options = utteranceOptions
             options.beamSize = 1
             options.temperatures = [0]

@@ -14,10 +14,12 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
 
 /// `earshot listen` and `earshot bench` as a user runs them, against `earshot serve` on loopback.
 @Suite(.serialized, .waiting) struct ListenAndBenchCommandTests {
+    /// The client options for `server`. The suite shares two cores with every other suite, so an answer
+    /// may take far longer than on a quiet machine: these tests are about what is answered, not how fast.
     static func service(_ server: ServeCommandTests.Server) -> [String] {
         [
             "--service", "http://127.0.0.1:\(server.port)/speech/v3/speechToText", "--app-key", server.appKey,
-            "--secret", server.secret,
+            "--secret", server.secret, "--server-response-timeout", "120",
         ]
     }
 

@@ -66,7 +66,7 @@ import Testing
 
     @Test func partialResultsOnlyGrowAndLeadToTheFinalText() throws {
         let samples = try WhisperFixtures.samples(Self.clip)
-        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model(), partialPacing: .everySecondOfAudio)
         try recognizer.startUtterance()
         var partials: [String] = []
         var offset = 0
@@ -87,6 +87,24 @@ import Testing
         let words = partials.last!.split(separator: " ").count
         #expect(final.split(separator: " ").prefix(words).joined(separator: " ").lowercased().hasPrefix(
             String(partials.last!.lowercased().prefix(10))), "\(partials.last!) vs \(final)")
+    }
+
+    /// Audio fed far faster than a decode takes: the first two partial decodes run (their agreement is
+    /// the first partial result), then each waits as long as the last took, so a stream's final result
+    /// never queues behind partial decodes.
+    @Test func partialDecodesWaitAsLongAsTheLastOneTook() throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        try recognizer.startUtterance()
+        var offset = 0
+        while offset < samples.count {
+            let end = min(offset + 8_000, samples.count)
+            try recognizer.accept(AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
+            offset = end
+            _ = try recognizer.partialResult()
+        }
+        #expect(recognizer.partialDecodes == 2, "decodes at 1 s and 2 s; the rest of the clip came while the second ran")
+        #expect(try recognizer.endUtterance().text == Self.expected)
     }
 
     @Test func requestOptionsAreCheckedAndLastOneUtterance() throws {
