@@ -191,7 +191,9 @@ public final class OutputFile {
     /// Creates a hidden temporary file beside `path`, registered with ``TemporaryFiles`` until it is
     /// moved into place or removed; `naming` is the path errors mention.
     static func makeTemporary(beside path: String, naming: String) throws -> (Int32, String) {
-        let directory = (path as NSString).deletingLastPathComponent
+        // The folder as the user wrote it (NSString would tidy `//` away), so errors quote their path.
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
         let base = (path as NSString).lastPathComponent
         return try makeTemporary(
             template: (directory.isEmpty ? "." : directory) + "/.\(base).partial-XXXXXX", naming: naming)
@@ -202,7 +204,7 @@ public final class OutputFile {
     static func makeTemporary(template: String, naming: String) throws -> (Int32, String) {
         guard let (descriptor, path) = TemporaryFiles.create(template: template) else {
             let reason = systemError()
-            let directory = template.lastIndex(of: "/").map { String(template[..<$0]) } ?? "."
+            let directory = template.lastIndex(of: "/").map { $0 == template.startIndex ? "/" : String(template[..<$0]) } ?? "."
             var info = stat()
             if stat(directory, &info) != 0 {
                 throw EarshotError(.writeFailed, "\(naming): the folder \(directory) does not exist; create it first")
