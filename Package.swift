@@ -63,6 +63,9 @@ let package = Package(
         .systemLibrary(name: "CLinuxSocket"),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
+        // AVX-512 twins of two of Whisper's products, in C for its per-function target attribute: the
+        // rest of the package stays baseline x86-64, and the twins run only where the CPU has AVX-512.
+        .target(name: "CWhisperKernels"),
         // Which OpenBLAS kernels the process runs: a CPU newer than Debian's OpenBLAS gets its SSE3 ones.
         .target(name: "EarshotBLAS", dependencies: ["COpenBLAS"], swiftSettings: strictSwift6),
         // The JSON both sides of a recognition API read and write (OpenAI's transcription API), as Codable types.
@@ -75,7 +78,7 @@ let package = Package(
             name: "EarshotRecognizer", dependencies: ["EarshotCore", "CPocketSphinx"], swiftSettings: strictSwift6),
         // Whisper: our reader of CTranslate2's model files and our inference, a Recognizer.
         .target(
-            name: "EarshotWhisper", dependencies: ["EarshotCore", "EarshotRecognizer", "COpenBLAS", "CZlib"],
+            name: "EarshotWhisper", dependencies: ["EarshotCore", "EarshotRecognizer", "COpenBLAS", "CZlib", "CWhisperKernels"],
             swiftSettings: strictSwift6),
         // The embedded recognizers a process can load (Whisper, PocketSphinx): where their models are
         // found, which one is chosen, and the factory every command and the service make them with.
@@ -196,7 +199,7 @@ let package = Package(
             name: "EarshotWhisperTests",
             dependencies: [
                 "EarshotWhisper", "EarshotModels", "EarshotRecognizer", "EarshotIO", "EarshotLab", "EarshotTesting",
-                "EarshotTestTraits", "EarshotBLAS", .product(name: "Crypto", package: "swift-crypto"),
+                "EarshotTestTraits", "EarshotBLAS", "CWhisperKernels", .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(

@@ -1,4 +1,5 @@
 import COpenBLAS
+import CWhisperKernels
 
 /// Whisper's text decoder (openai/whisper's `TextDecoder`) run incrementally: token embeddings plus
 /// learned positions, pre-norm blocks of causal self-attention, cross-attention to the encoder output
@@ -205,6 +206,9 @@ public final class WhisperDecoder {
             cblas_sgemv(
                 CblasRowMajor, CblasNoTrans, Int32(vocabulary), Int32(w), 1, weights.tokenEmbedding, Int32(w), normed, 1,
                 0, logits, 1)
+        } else if logitRows.count <= 8, w % 4 == 0, WhisperKernels.avx512, let half = model.halfEmbedding {
+            // The beam's rows against the file's halves: the float kernel's bits from half the bytes.
+            earshot_whisper_few_half_rows_avx512(normed, logitRows.count, half, vocabulary, w, logits, vocabulary)
         } else if logitRows.count <= 8, w % 4 == 0 {
             WhisperKernels.multiplyFewRows(
                 normed, rows: logitRows.count, by: weights.tokenEmbedding, columns: vocabulary, depth: w, into: logits,

@@ -1,4 +1,5 @@
 import COpenBLAS
+import CWhisperKernels
 
 /// The dense work of Whisper's encoder and decoder on contiguous row-major `Float` buffers: matrix
 /// products through OpenBLAS (Debian's `libopenblas-dev`), everything else in plain loops over
@@ -8,6 +9,18 @@ enum WhisperKernels {
     /// OpenBLAS runs each call on one thread: Earshot parallelizes across utterances and requests
     /// instead, and the Silero detector of the same process does the same. Process-wide; set once.
     static let singleThreaded: Void = openblas_set_num_threads(1)
+
+    /// Whether the few-row and half-float products run their AVX-512 twins (`CWhisperKernels`, the same
+    /// bits in a quarter of the instructions): on a CPU and kernel with AVX-512 F, DQ, BW and VL, unless
+    /// `EARSHOT_WHISPER_KERNELS=portable` asks for the Swift loops (compiled for baseline x86-64).
+    static let avx512: Bool = {
+        #if arch(x86_64)
+            guard getenv("EARSHOT_WHISPER_KERNELS").map({ String(cString: $0) }) != "portable" else { return false }
+            return earshot_x86_vector_level() >= 3
+        #else
+            return false
+        #endif
+    }()
 
     /// `c[i][j] = alpha · Σₖ a[i][k] · b[j][k] + beta · c[i][j]`: `a` is `rows × depth` (row stride
     /// `aStride`), `b` is `columns × depth` (row stride `bStride`), `c` is `rows × columns` (row stride
@@ -41,6 +54,24 @@ enum WhisperKernels {
     /// (5 × 384 against 51 864 × 384, one core): 17 ms for OpenBLAS's sgemm, 37 ms for five sgemv, ~9 ms
     /// here, about the time to read `w` once.
     static func multiplyFewRows(
+        _ a: UnsafePointer<Float>, rows: Int, by w: UnsafePointer<Float>, columns: Int, depth: Int,
+        into c: UnsafeMutablePointer<Float>, cStride: Int, aStride: Int? = nil, wStride: Int? = nil, alpha: Float = 1,
+        accumulate: Bool = false
+    ) {
+        precondition(rows >= 1 && rows <= 8 && depth % 4 == 0)
+        if avx512 {
+            earshot_whisper_few_rows_avx512(
+                a, rows, aStride ?? depth, w, wStride ?? depth, columns, depth, c, cStride, alpha, accumulate ? 1 : 0)
+            return
+        }
+        multiplyFewRowsPortably(
+            a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride, aStride: aStride,
+            wStride: wStride, alpha: alpha, accumulate: accumulate)
+    }
+
+    /// ``multiplyFewRows(_:rows:by:columns:depth:into:cStride:aStride:wStride:alpha:accumulate:)`` in
+    /// Swift's SIMD4 loops: the arithmetic the AVX-512 twin reproduces bit for bit.
+    static func multiplyFewRowsPortably(
         _ a: UnsafePointer<Float>, rows: Int, by w: UnsafePointer<Float>, columns: Int, depth: Int,
         into c: UnsafeMutablePointer<Float>, cStride: Int, aStride: Int? = nil, wStride: Int? = nil, alpha: Float = 1,
         accumulate: Bool = false
@@ -116,6 +147,20 @@ enum WhisperKernels {
     /// that vectorizes (`(h & 0x7fff) << 13` is the magnitude's bits at 2⁻¹¹² of its value; sign
     /// restored), valid for every finite half, subnormals included.
     static func multiplyHalfRows(
+        _ a: UnsafePointer<Float>, by w: UnsafePointer<UInt16>, columns: Int, depth: Int,
+        into c: UnsafeMutablePointer<Float>
+    ) {
+        precondition(depth % 8 == 0)
+        if avx512 {
+            earshot_whisper_half_rows_avx512(a, w, columns, depth, c)
+            return
+        }
+        multiplyHalfRowsPortably(a, by: w, columns: columns, depth: depth, into: c)
+    }
+
+    /// ``multiplyHalfRows(_:by:columns:depth:into:)`` in Swift's SIMD4 loops: the arithmetic the AVX-512
+    /// twin reproduces bit for bit.
+    static func multiplyHalfRowsPortably(
         _ a: UnsafePointer<Float>, by w: UnsafePointer<UInt16>, columns: Int, depth: Int,
         into c: UnsafeMutablePointer<Float>
     ) {
@@ -209,6 +254,12 @@ enum WhisperKernels {
 
     /// GELU in place, the exact form `x·Φ(x) = ½x(1 + erf(x/√2))` that Whisper uses.
     static func gelu(_ x: UnsafeMutablePointer<Float>, count: Int) {
+        if avx512 { return earshot_whisper_gelu_avx512(x, count) }
+        geluPortably(x, count: count)
+    }
+
+    /// ``gelu(_:count:)`` in Swift: the arithmetic the AVX-512 twin reproduces bit for bit.
+    static func geluPortably(_ x: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count {
             let value = x[i]
             x[i] = 0.5 * value * (1 + erf(value * 0.70710678118654752))
@@ -217,6 +268,12 @@ enum WhisperKernels {
 
     /// Softmax of each of `rows` rows of `width` values (row stride `stride`), in place.
     static func softmax(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, stride: Int) {
+        if avx512 { return earshot_whisper_softmax_avx512(x, rows, width, stride) }
+        softmaxPortably(x, rows: rows, width: width, stride: stride)
+    }
+
+    /// ``softmax(_:rows:width:stride:)`` in Swift: the arithmetic the AVX-512 twin reproduces bit for bit.
+    static func softmaxPortably(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, stride: Int) {
         for row in 0..<rows {
             let values = x + row * stride
             let maximum = self.maximum(values, count: width)

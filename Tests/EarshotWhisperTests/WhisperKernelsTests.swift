@@ -1,0 +1,90 @@
+import CWhisperKernels
+import EarshotTestTraits
+import Testing
+
+@testable import EarshotWhisper
+
+/// The AVX-512 twins of the few-row and half-float products give the portable Swift loops' results to
+/// the bit — every row count of a beam, column counts that leave a remainder, strides, alpha and
+/// accumulation, halves across the whole range (subnormals included) — so the parity test's exact
+/// tokens hold whichever runs. Only on a CPU with AVX-512; elsewhere only the portable loops run.
+@Suite(.computing, .enabled(if: WhisperKernels.avx512, "this CPU has no AVX-512: only the portable loops run"))
+struct WhisperKernelsTests {
+    /// Values over several orders of magnitude and both signs, from a fixed seed.
+    static func values(_ count: Int, seed: UInt64) -> [Float] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let unit = Float(state >> 40) / Float(1 << 24) - 0.5
+            return unit * Float(1 << Int((state >> 20) % 12)) / 64
+        }
+    }
+
+    @Test(arguments: 1...8)
+    func fewRowsGiveThePortableBits(rows: Int) {
+        let depth = 388, columns = 1_031, aStride = 392, wStride = 396, cStride = 1_040
+        let a = Self.values(rows * aStride, seed: UInt64(rows))
+        let w = Self.values(columns * wStride, seed: 99)
+        for (alpha, accumulate) in [(Float(1), false), (Float(0.125), true)] {
+            let start = Self.values(rows * cStride, seed: 7)
+            var fast = start, portable = start
+            WhisperKernels.multiplyFewRows(
+                a, rows: rows, by: w, columns: columns, depth: depth, into: &fast, cStride: cStride, aStride: aStride,
+                wStride: wStride, alpha: alpha, accumulate: accumulate)
+            WhisperKernels.multiplyFewRowsPortably(
+                a, rows: rows, by: w, columns: columns, depth: depth, into: &portable, cStride: cStride,
+                aStride: aStride, wStride: wStride, alpha: alpha, accumulate: accumulate)
+            #expect(fast.map(\.bitPattern) == portable.map(\.bitPattern), "rows \(rows), alpha \(alpha)")
+        }
+    }
+
+    @Test func halfRowsGiveThePortableBits() {
+        let depth = 384, columns = 2_051
+        let a = Self.values(depth, seed: 3)
+        // Every finite half but the largest exponents (whose products would overflow), in turn.
+        let halves = (0..<(columns * depth)).map { index -> UInt16 in
+            let bits = UInt16(truncatingIfNeeded: index &* 40_503)
+            return bits & 0x7c00 >= 0x7000 ? bits & 0x83ff : bits
+        }
+        var fast = [Float](repeating: 0, count: columns), portable = fast
+        WhisperKernels.multiplyHalfRows(a, by: halves, columns: columns, depth: depth, into: &fast)
+        WhisperKernels.multiplyHalfRowsPortably(a, by: halves, columns: columns, depth: depth, into: &portable)
+        #expect(fast.map(\.bitPattern) == portable.map(\.bitPattern))
+    }
+
+    /// The beam's logits read the file's halves: the same bits as the float product on the widened matrix.
+    @Test(arguments: [1, 2, 5, 8])
+    func fewHalfRowsGiveTheFloatProductsBits(rows: Int) {
+        let depth = 384, columns = 1_031
+        let a = Self.values(rows * depth, seed: UInt64(rows) + 20)
+        let halves = Self.values(columns * depth, seed: 5).map { Float16($0).bitPattern }
+        let widened = halves.map { Float(Float16(bitPattern: $0)) }
+        var fast = [Float](repeating: 0, count: rows * columns), portable = fast
+        earshot_whisper_few_half_rows_avx512(a, rows, halves, columns, depth, &fast, columns)
+        WhisperKernels.multiplyFewRowsPortably(
+            a, rows: rows, by: widened, columns: columns, depth: depth, into: &portable, cStride: columns)
+        #expect(fast.map(\.bitPattern) == portable.map(\.bitPattern), "rows \(rows)")
+    }
+
+    /// Attention's softmax: rows of scores over a wide range (−∞ where a position is masked), widths that
+    /// leave remainders after sixteen and after four.
+    @Test(arguments: [1_500, 1_499, 7, 3])
+    func softmaxGivesThePortableBits(width: Int) {
+        let rows = 9, stride = width + 5
+        var scores = Self.values(rows * stride, seed: UInt64(width)).map { $0 * 40 }
+        scores[3] = -.infinity
+        var portable = scores
+        WhisperKernels.softmax(&scores, rows: rows, width: width, stride: stride)
+        WhisperKernels.softmaxPortably(&portable, rows: rows, width: width, stride: stride)
+        #expect(scores.map(\.bitPattern) == portable.map(\.bitPattern), "width \(width)")
+    }
+
+    /// GELU over −12 … 12, the range of the encoder's and decoder's activations and beyond.
+    @Test func geluGivesThePortableBits() {
+        var values = (0..<10_007).map { Float($0 - 5_003) / 417 }
+        var portable = values
+        WhisperKernels.gelu(&values, count: values.count)
+        WhisperKernels.geluPortably(&portable, count: portable.count)
+        #expect(values.map(\.bitPattern) == portable.map(\.bitPattern))
+    }
+}
