@@ -152,16 +152,8 @@ public enum AudioInput {
     }
 
     private static func write(_ bytes: [UInt8], to descriptor: Int32, name: String) throws {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes {
-                Foundation.write(descriptor, $0.baseAddress! + written, bytes.count - written)
-            }
-            guard n > 0 else {
-                throw EarshotError(
-                    .writeFailed, "\(name): cannot spool to a temporary file (\(OutputFile.systemError()))")
-            }
-            written += n
+        guard bytes.withUnsafeBytes({ OutputFile.writeAll($0, to: descriptor) }) else {
+            throw EarshotError(.writeFailed, "\(name): cannot spool to a temporary file (\(OutputFile.systemError()))")
         }
     }
 }

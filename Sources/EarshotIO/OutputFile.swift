@@ -131,14 +131,22 @@ public final class OutputFile {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count >= 0 else { throw failure("read the finished output back") }
             if count == 0 { break }
-            var written = 0
-            while written < count {
-                let step = buffer.withUnsafeBytes { write(target, $0.baseAddress! + written, count - written) }
-                guard step > 0 else { throw failure("write in place") }
-                written += step
-            }
+            guard buffer.withUnsafeBytes({ Self.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: target) })
+            else { throw failure("write in place") }
         }
         _ = TemporaryFiles.moveOut(temporaryPath) { unlink(temporaryPath) == 0 || errno == ENOENT }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, however many calls it takes; false on a write error
+    /// (`errno` says which).
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let step = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            guard step > 0 else { return false }
+            written += step
+        }
+        return true
     }
 
     /// Refuses, before any work is done, an output path that names a directory (through symbolic
@@ -191,12 +199,15 @@ public final class OutputFile {
     /// Creates a hidden temporary file beside `path`, registered with ``TemporaryFiles`` until it is
     /// moved into place or removed; `naming` is the path errors mention.
     static func makeTemporary(beside path: String, naming: String) throws -> (Int32, String) {
-        // The folder as the user wrote it (NSString would tidy `//` away), so errors quote their path.
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
         let base = (path as NSString).lastPathComponent
-        return try makeTemporary(
-            template: (directory.isEmpty ? "." : directory) + "/.\(base).partial-XXXXXX", naming: naming)
+        return try makeTemporary(template: folder(of: path) + "/.\(base).partial-XXXXXX", naming: naming)
+    }
+
+    /// The folder of `path` as the user wrote it (NSString would tidy `//` away, and errors quote it):
+    /// `.` for a bare name, `/` for a file at the root.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Creates a unique file from a `mkstemp` template, registered with ``TemporaryFiles`` until it
@@ -204,7 +215,7 @@ public final class OutputFile {
     static func makeTemporary(template: String, naming: String) throws -> (Int32, String) {
         guard let (descriptor, path) = TemporaryFiles.create(template: template) else {
             let reason = systemError()
-            let directory = template.lastIndex(of: "/").map { $0 == template.startIndex ? "/" : String(template[..<$0]) } ?? "."
+            let directory = folder(of: template)
             var info = stat()
             if stat(directory, &info) != 0 {
                 throw EarshotError(.writeFailed, "\(naming): the folder \(directory) does not exist; create it first")

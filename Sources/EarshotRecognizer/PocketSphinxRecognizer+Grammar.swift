@@ -158,25 +158,13 @@ extension PocketSphinxRecognizer: GrammarRecognizer {
         if use == .only { return candidate }
         let heard = phones(of: first.text)
         let expected = phones(of: candidate.text)
-        let distance = Double(Self.editDistance(heard, expected)) / Double(max(heard.count, expected.count, 1))
+        let distance = Double(editDistance(heard, expected)) / Double(max(heard.count, expected.count, 1))
         lastHintDistance = distance
         return distance <= Self.hintTolerance ? candidate : first
     }
 
     func phones(of text: String) -> [String] {
         text.split(separator: " ").flatMap { (pronunciation(of: String($0)) ?? "").split(separator: " ").map(String.init) }
-    }
-
-    static func editDistance(_ a: [String], _ b: [String]) -> Int {
-        var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in stride(from: 1, through: b.count, by: 1) {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return a.isEmpty ? b.count : previous[b.count]
     }
 
     /// A dictionary name for another pronunciation of `word`: the word itself if new, else `word(N)`.

@@ -88,24 +88,10 @@ struct Earshot: AsyncParsableCommand {
         guard let first, !first.hasPrefix("-"), first != "help" else { return nil }
         let names = configuration.subcommands.map { $0._commandName }
         guard !names.contains(first) else { return nil }
-        let nearest = names.map { ($0, editDistance(first, $0)) }.min { $0.1 < $1.1 }
+        let nearest = names.map { ($0, editDistance(Array(first), Array($0))) }.min { $0.1 < $1.1 }
         var message = "unknown command '\(first)'"
         if let (name, distance) = nearest, distance <= max(1, name.count / 3) { message += "; did you mean '\(name)'?" }
         return message + " (earshot --help lists the commands)"
-    }
-
-    /// Levenshtein distance over characters.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let (a, b) = (Array(a), Array(b))
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1] + [Int](repeating: 0, count: b.count)
-            for (j, y) in b.enumerated() {
-                current[j + 1] = min(previous[j] + (x == y ? 0 : 1), previous[j + 1] + 1, current[j] + 1)
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 
     static func fail(_ message: String, status: ExitStatus, prefixed: Bool = true) -> Never {
