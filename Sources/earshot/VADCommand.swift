@@ -106,7 +106,7 @@ struct VAD: ParsableCommand {
                 try KaldiDataDirectory.checkPath(Self.absolute(file))
             }
         }
-        let smoothingConfiguration = try smoothing.configuration()
+        let smoothingConfiguration = try smoothing.configuration(defaultProfile: .speech)
         let (detector, models) = try vadModel.resolve(detector)
         let files = shardOptions.select(files, command: "vad")
         var analyses: [Analysis] = []

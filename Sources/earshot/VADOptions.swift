@@ -4,10 +4,17 @@ import EarshotLab
 import EarshotVAD
 
 extension DetectorKind: ExpressibleByArgument {}
+extension SmoothingProfile: ExpressibleByArgument {}
 
 /// The smoothing properties, each under the one name it has everywhere (Swift property, JSON
 /// parameter, sweep grid), and `--threshold` for the onset threshold as other VAD tools call it.
 struct SmoothingOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Smoothing defaults: speech (report speech as Silero's timestamps do) or cutting (a 50 ms hangover that keeps cuts out of words). Default: speech for vad, cutting elsewhere.",
+            discussion: "The flags below change single values of the profile."))
+    var profile: SmoothingProfile?
+
     @Option(
         name: [.customLong("threshold"), .customLong("onsetThreshold")], parsing: .unconditional,
         help: "Speech probability at which speech starts (0–1). Default 0.5.")
@@ -39,12 +46,12 @@ struct SmoothingOptions: ParsableArguments {
     var speechPadAfter: Double?
 
     @Option(
-        parsing: .unconditional, help: "Speech continues this long after the probability drops, seconds. Default 0.05.")
+        parsing: .unconditional, help: "Speech continues this long after the probability drops, seconds. Default 0.05 (profile cutting), 0 (speech).")
     var hangover: Double?
 
     /// The flags given, applied to the defaults by the same rule a sweep row uses (an onset threshold
     /// without an offset threshold brings the offset along; see ``EvaluationSettings/applying(_:)``).
-    func configuration() throws -> SmoothingConfiguration {
+    func configuration(defaultProfile: SmoothingProfile = .cutting) throws -> SmoothingConfiguration {
         let given: [(SweepParameter, Double?)] = [
             (.onsetThreshold, onsetThreshold.map(Double.init)), (.offsetThreshold, offsetThreshold.map(Double.init)),
             (.minSpeechDuration, minSpeechDuration), (.minSilenceDuration, minSilenceDuration),
@@ -53,7 +60,7 @@ struct SmoothingOptions: ParsableArguments {
         let setting = SweepSetting(
             values: given.compactMap { parameter, value in value.map { (parameter, .number($0)) } })
         let defaults = EvaluationSettings(
-            smoothing: try SmoothingConfiguration(), endpointer: try EndpointerConfiguration())
+            smoothing: try (profile ?? defaultProfile).configuration(), endpointer: try EndpointerConfiguration())
         return try defaults.applying(setting).smoothing
     }
 }

@@ -31,6 +31,24 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         }
     }
 
+    /// vad reports speech (profile speech: no hangover); --profile cutting gives the segments the
+    /// cutting commands use, ending later; single flags still change a profile's value.
+    @Test func vadReportsSpeechUnlessToldToCut() throws {
+        let run = { (extra: [String]) throws -> String in
+            let result = try earshot(["vad", "--detector", "spectral"] + extra + [utterance])
+            #expect(result.status == 0, "\(result.standardError)")
+            return result.output
+        }
+        let plain = try run([]), speech = try run(["--profile", "speech"]), cutting = try run(["--profile", "cutting"])
+        #expect(plain == speech)
+        #expect(cutting != speech)
+        #expect(try run(["--profile", "cutting", "--hangover", "0"]) == speech)
+        let ends = { (csv: String) in csv.split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: ",")[1]) } }
+        #expect(zip(ends(cutting), ends(speech)).allSatisfy { $0 >= $1 }, "cutting ends no earlier")
+        let bad = try earshot("vad", "--profile", "loose", utterance)
+        #expect(bad.status == 1 && bad.standardError.contains("speech"), "\(bad.standardError)")
+    }
+
     @Test func probsHaveOneLinePerTenMilliseconds() throws {
         let info = try earshot("info", "--format", "json", utterance)
         let duration = try #require(
