@@ -29,10 +29,10 @@ struct PocketSphinxPresetTests {
     @Test func presetsMapToTheirMeasuredSettings() {
         #expect(PocketSphinxConfiguration.Preset.default == .balanced)
         #expect(PocketSphinxConfiguration() == PocketSphinxConfiguration(preset: .balanced))
-        // The front's choices: fewer active HMMs, two Gaussians (and for fast, scores every other frame);
+        // The front's choices: fewer active HMMs (and for fast, two Gaussians, scored every other frame);
         // the beams stay PocketSphinx's.
         let balanced = Self.flags(.balanced)
-        #expect(balanced["-maxhmmpf"] == "5000" && balanced["-ds"] == "1" && balanced["-topn"] == "2")
+        #expect(balanced["-maxhmmpf"] == "5000" && balanced["-ds"] == "1" && balanced["-topn"] == "4")
         let fast = Self.flags(.fast)
         #expect(fast["-maxhmmpf"] == "1000" && fast["-ds"] == "2" && fast["-topn"] == "2")
         for flags in [balanced, fast] {

@@ -15,9 +15,10 @@ struct PocketSphinxRecognizerTests {
     /// decodes one file (it scores 0.366 with PocketSphinx's own search, the accurate preset); with
     /// `adapting` true the cepstral mean carries from clip to clip. Each preset has its bound, a few
     /// words above what it measured fresh and adapting (71 words: one word is 1.4 points): accurate
-    /// 0.338 and 0.296, balanced 0.423 and 0.310, fast 0.563 and 0.366.
+    /// 0.324 and 0.282, balanced the same, fast 0.549 and 0.352 (2026-11-26). Balanced is held to
+    /// accurate's bound: the preset it replaced (two Gaussians) scored 0.423 fresh, 8.5 points behind.
     @Test(arguments: [
-        (PocketSphinxConfiguration.Preset.accurate, 0.40), (.balanced, 0.45), (.fast, 0.62),
+        (PocketSphinxConfiguration.Preset.accurate, 0.40), (.balanced, 0.40), (.fast, 0.62),
     ], [false, true])
     func libriVoxCorpusWordErrorRateIsWithinThePresetsBound(
         expected: (preset: PocketSphinxConfiguration.Preset, bound: Double), adapting: Bool
