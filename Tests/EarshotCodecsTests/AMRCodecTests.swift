@@ -219,11 +219,4 @@ import Testing
         #expect(error?.message.contains("after 27 of its 32 bytes") == true)
         #expect(try CodecChecks.decodingError(Array(Self.magic.prefix(3)), try AMRDecoder(name: "cut.amr")) != nil)
     }
-
-    @Test func encodeSpeed() throws {
-        let clips = try CodecChecks.clips(rate: 8_000)
-        let speed = try CodecChecks.encodeSpeed(clips) { try AMREncoder() }
-        print("AMR-NB MR122 encoder: \(speed) × real time (ContinuousClock, this build's optimisation level)")
-        #expect(speed > 1)
-    }
 }

@@ -60,24 +60,4 @@ enum CodecChecks {
             Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
         }
     }
-
-    /// Seconds in a `Duration`.
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
-
-    /// Times encoding all of `clips` (blocks of 100 ms) with fresh encoders, returning × real time.
-    static func encodeSpeed<E: AudioEncoder>(_ clips: [AudioBuffer], _ make: () throws -> E) throws -> Double {
-        var audioSeconds = 0.0
-        var bytes = 0
-        let elapsed = try ContinuousClock().measure {
-            for clip in clips {
-                var encoder = try make()
-                bytes += try CodecRoundTrip.encode(clip, with: &encoder, blockFrames: clip.format.sampleRate / 10).count
-                audioSeconds += clip.duration
-            }
-        }
-        #expect(bytes > 0)
-        return audioSeconds / seconds(elapsed)
-    }
 }

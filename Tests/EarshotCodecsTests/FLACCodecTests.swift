@@ -215,11 +215,4 @@ import Testing
         let order = try Self.error(notFirst)
         #expect(order.message.contains("the first metadata block has type 4 and length 34 at byte 4"))
     }
-
-    @Test func encodeSpeed() throws {
-        let clips = try CodecChecks.clips(rate: 16_000)
-        let speed = try CodecChecks.encodeSpeed(clips) { try FLACEncoder(inputFormat: .wideband) }
-        print("FLAC level 5 encoder: \(speed) × real time (ContinuousClock, this build's optimisation level)")
-        #expect(speed > 1)
-    }
 }

@@ -101,11 +101,4 @@ import Testing
         }
         #expect(error?.code == .unsupportedFormat)
     }
-
-    @Test func encodeSpeed() throws {
-        let clips = try CodecChecks.clips(rate: 16_000)
-        let speed = try CodecChecks.encodeSpeed(clips) { L16Encoder(inputFormat: .wideband) }
-        print("L16 encoder: \(speed) × real time (ContinuousClock, this build's optimisation level)")
-        #expect(speed > 1)
-    }
 }

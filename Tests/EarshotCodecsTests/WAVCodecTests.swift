@@ -238,13 +238,6 @@ enum RIFF {
             error.message
                 == "bad.wav: an odd trailing byte in 16-bit data at byte 204; expected whole 16-bit sample frames")
     }
-
-    @Test func encodeSpeed() throws {
-        let clips = try CodecChecks.clips(rate: 16_000)
-        let speed = try CodecChecks.encodeSpeed(clips) { try WAVEncoder(inputFormat: .wideband) }
-        print("WAV encoder: \(speed) × real time (ContinuousClock, this build's optimisation level)")
-        #expect(speed > 1)
-    }
 }
 
 /// What a writer on a pipe puts in the header: a guessed length, sox's 0x7FFFF000, RF64.
