@@ -121,7 +121,6 @@ let package = Package(
             name: "EarshotLoad",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotLab", "EarshotClient",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSwift6),
         .target(
@@ -148,7 +147,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             swiftSettings: strictSwift6),
@@ -234,8 +232,6 @@ let package = Package(
             dependencies: [
                 "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotDSP", "EarshotIO",
                 "EarshotRecognizer", "EarshotTesting",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
                 "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotIO
 import Foundation
 
 /// RTTM speech segments (`SPEAKER` lines; other line types, such as `SPKR-INFO`, are skipped).
@@ -16,9 +17,7 @@ public enum RTTM {
     /// The id a recording at `path` has in RTTM: its file name without directory and extension, as
     /// `earshot vad --format rttm` and `earshot corpus export --format rttm` both write it (and as
     /// pyannote's `uri` is).
-    public static func fileID(forPath path: String) -> String {
-        ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-    }
+    public static func fileID(forPath path: String) -> String { InputPath.stem(path) }
 
     /// An id as written in a field: RTTM fields are separated by whitespace, so whitespace and `%` in
     /// the id are percent-encoded (`my talk` → `my%20talk`); ``parse(_:name:)`` decodes them.

@@ -2,7 +2,6 @@ public import ArgumentParser
 import EarshotCodecs
 import EarshotCore
 import EarshotIO
-import EarshotLab
 import Foundation
 
 extension RawPCMFormat.Encoding: ExpressibleByArgument {}
@@ -67,11 +66,11 @@ struct InputLayoutOptions: ParsableArguments {
     }
 
     /// How to call an input in outputs.
-    static func displayName(_ file: String) -> String { file == InputPath.standardStream ? "stdin" : file }
+    static func displayName(_ file: String) -> String { InputPath.displayName(file) }
 
     /// What files written per input are named after: the input's file name without directory and
     /// extension (`stdin` for standard input) — the same id RTTM gives the recording.
-    static func stem(_ file: String) -> String { RTTM.fileID(forPath: displayName(file)) }
+    static func stem(_ file: String) -> String { InputPath.stem(file) }
 
     /// Refuses, before any work, two inputs that would write to the same `name(file)`; `clash` says
     /// where ("would both be written to NAME in --out"), and the error names both inputs.
