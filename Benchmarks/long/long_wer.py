@@ -10,6 +10,9 @@ distinct clip transcribed on its own (`earshot transcribe CLIP`, a fresh decoder
 `pocketsphinx_continuous` decodes a file), weighted by how often the clip occurs in the recordings.
 
     python3 Benchmarks/long/long_wer.py --earshot .build/release/earshot --corpus corpora/build/long --jobs 2
+
+`--recognizer pocketsphinx --decoder balanced` (any earshot transcribe option after `--`) applies to every run,
+long and short: `... --jobs 2 -- --recognizer pocketsphinx`.
 """
 import argparse
 import json
@@ -69,6 +72,7 @@ def main():
     parser.add_argument("--earshot", default=".build/release/earshot")
     parser.add_argument("--corpus", default="corpora/build/long")
     parser.add_argument("--jobs", default="2")
+    parser.add_argument("transcribe_options", nargs="*", help="passed to every earshot transcribe (after --)")
     options = parser.parse_args()
 
     clips = transcriptions()
@@ -78,7 +82,8 @@ def main():
     occurrences = {}
     audio_s = wall_s = 0.0
     for entry in manifest:
-        document, seconds = transcribe(options.earshot, f"{options.corpus}/{entry['path']}", ["--jobs", options.jobs])
+        document, seconds = transcribe(options.earshot, f"{options.corpus}/{entry['path']}",
+                                       ["--jobs", options.jobs, *options.transcribe_options])
         audio_s += entry["duration_s"]
         wall_s += seconds
         reference = words(entry["transcript"])
@@ -106,7 +111,7 @@ def main():
     baseline_by_source = {}
     for clip_id, count in sorted(occurrences.items()):
         path, arguments, reference = clips[clip_id]
-        document, _ = transcribe(options.earshot, path, arguments)
+        document, _ = transcribe(options.earshot, path, [*arguments, *options.transcribe_options])
         wrong = errors(reference, words(document["text"]))
         totals["baseline"][0] += wrong * count
         totals["baseline"][1] += len(reference) * count
@@ -118,7 +123,7 @@ def main():
         return round(tally[0] / tally[1], 3) if tally[1] else None
 
     summary = {
-        "recordings": len(manifest), "audio_s": round(audio_s, 1), "jobs": int(options.jobs),
+        "recordings": len(manifest), "transcribe_options": options.transcribe_options, "audio_s": round(audio_s, 1), "jobs": int(options.jobs),
         "wall_s": round(wall_s, 1), "real_time_factor": round(wall_s / audio_s, 3),
         "wer_long": rate(totals["long"]), "errors_long": totals["long"],
         "wer_short_clips": rate(totals["baseline"]), "errors_short_clips": totals["baseline"],
