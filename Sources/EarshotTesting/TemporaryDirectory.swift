@@ -26,8 +26,9 @@ public struct TemporaryDirectory: Sendable {
     /// its secrets files), and returns its path.
     @discardableResult
     public func writeSecret(_ bytes: [UInt8], to name: String) throws -> String {
-        guard FileManager.default.createFile(atPath: file(name), contents: Data(bytes), attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteUnknown) }
+        let created = FileManager.default.createFile(
+            atPath: file(name), contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+        guard created else { throw CocoaError(.fileWriteUnknown) }
         return file(name)
     }
 

@@ -1,5 +1,5 @@
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -61,7 +61,8 @@ import Testing
     @Test func aLooseCredentialsLineStopsTheServiceNamingTheLineButNotTheSecret() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let apps = try directory.writeSecret(Array("# apps\r\napp1:secretone\r\napp7:secret7 # old\r\n".utf8), to: "apps.txt")
+        let apps = try directory.writeSecret(
+            Array("# apps\r\napp1:secretone\r\napp7:secret7 # old\r\n".utf8), to: "apps.txt")
         let (status, errors) = try Self.refusedStart(["--credentials", apps])
         #expect(status == 2, "\(errors)")
         #expect(errors.contains("earshot: \(apps), line 3: a space; expected app_key:secret"), "\(errors)")
@@ -100,9 +101,15 @@ import Testing
         let externalDTD =
             "<!DOCTYPE grammar PUBLIC \"-//W3C//DTD GRAMMAR 1.0//EN\" \"http://www.w3.org/TR/speech-grammar/grammar.dtd\">"
         for (grammar, entity) in [
-            ("<grammar root='cards'><rule id='cards'><item>&foo;</item></rule></grammar>", "the entity reference &foo;"),
+            (
+                "<grammar root='cards'><rule id='cards'><item>&foo;</item></rule></grammar>",
+                "the entity reference &foo;"
+            ),
             // With an external DTD (never fetched), libxml2 took this for a warning and the item vanished: 200 "No Speech".
-            (externalDTD + "<grammar root='cards'><rule id='cards'><item>&foo;</item></rule></grammar>", "the entity reference &foo;"),
+            (
+                externalDTD + "<grammar root='cards'><rule id='cards'><item>&foo;</item></rule></grammar>",
+                "the entity reference &foo;"
+            ),
             (
                 "<!DOCTYPE grammar [<!ENTITY foo \"ace\">]>\n<grammar root='cards'><rule id='cards'><item>&foo;</item></rule></grammar>",
                 "an entity declaration (<!ENTITY foo"

@@ -1,6 +1,6 @@
 import EarshotCore
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -16,7 +16,8 @@ struct SecretsFileTests {
         let lines = try SecretsFile.lines(of: Array(text.utf8), origin: "f")
         #expect(
             lines == [
-                .init(number: 2, text: "app1:one"), .init(number: 6, text: "app2:t#o"), .init(number: 7, text: "last:line"),
+                .init(number: 2, text: "app1:one"), .init(number: 6, text: "app2:t#o"),
+                .init(number: 7, text: "last:line"),
             ])
         #expect(try SecretsFile.lines(of: [], origin: "f").isEmpty)
         #expect(try SecretsFile.lines(of: Array("\n\r\n#\n".utf8), origin: "f").isEmpty)
@@ -24,14 +25,18 @@ struct SecretsFileTests {
 
     @Test func aCredentialsFileWithCarriageReturnsGivesEveryAppItsExactSecret() throws {
         let credentials = try Credentials(
-            parsing: "# apps\r\napp1:secretone\r\napp2:secrettwo\r\n\r\napp3:se#cret:with:colons\r\n", origin: "apps.txt")
+            parsing: "# apps\r\napp1:secretone\r\napp2:secrettwo\r\n\r\napp3:se#cret:with:colons\r\n",
+            origin: "apps.txt")
         #expect(credentials.secrets == ["app1": "secretone", "app2": "secrettwo", "app3": "se#cret:with:colons"])
         let mixed = try Credentials(parsing: "app1:one\napp2:two\r\napp3:three", origin: "apps.txt")
         #expect(mixed.secrets == ["app1": "one", "app2": "two", "app3": "three"])
     }
 
     @Test(arguments: [
-        ("# apps\napp5 : hunter2\n", "apps.txt, line 2: a space; expected app_key:secret with no space around the colon"),
+        (
+            "# apps\napp5 : hunter2\n",
+            "apps.txt, line 2: a space; expected app_key:secret with no space around the colon"
+        ),
         ("app5:hunter2 # old\n", "apps.txt, line 1: a space; expected app_key:secret"),
         ("app5:hun ter2\n", "apps.txt, line 1: a space; expected app_key:secret"),
         ("app1:x\n\n app5:hunter2\n", "apps.txt, line 3: a space before or after the entry"),
@@ -62,7 +67,10 @@ struct SecretsFileTests {
     }
 
     @Test(arguments: [
-        ("# keys\r\nabcdefghijklmnop  SPEECH\r\n", "keys.txt, line 2: expected a key, then optionally its scopes after one space"),
+        (
+            "# keys\r\nabcdefghijklmnop  SPEECH\r\n",
+            "keys.txt, line 2: expected a key, then optionally its scopes after one space"
+        ),
         ("abcdefghijklmnop\tSPEECH\n", "keys.txt, line 1, column 17: a tab"),
         ("abcdefghijklmnop # old\n", "keys.txt, line 1: expected a key, then optionally its scopes"),
         ("abcdefghijklmnop SPEECH, STTC\n", "keys.txt, line 1: expected a key, then optionally its scopes"),
@@ -80,7 +88,9 @@ struct SecretsFileTests {
     @Test func aHexTokenKeyIsReadAsEverySecretsFileIs() throws {
         let plain = try TokenKey(fileContents: Array(Self.hex.utf8), origin: "k")
         let token = SignedToken(kind: .access, clientID: "app", scope: .speech, expiry: 1, id: "i").encoded(with: plain)
-        for text in [Self.hex + "\n", Self.hex + "\r\n", "# made with openssl rand -hex 32\r\n" + Self.hex + "\r\n\r\n"] {
+        for text in [
+            Self.hex + "\n", Self.hex + "\r\n", "# made with openssl rand -hex 32\r\n" + Self.hex + "\r\n\r\n",
+        ] {
             let key = try TokenKey(fileContents: Array(text.utf8), origin: "k")
             #expect(SignedToken(decoding: token, with: key)?.clientID == "app", "\(text.debugDescription)")
         }
@@ -88,7 +98,10 @@ struct SecretsFileTests {
 
     @Test(arguments: [
         (SecretsFileTests.hex + " \n", "keys/token.key, line 1: a space before or after the entry"),
-        (SecretsFileTests.hex + "\n" + SecretsFileTests.hex + "\n", "keys/token.key, line 2: a second line; expected the key as one line of hex digits"),
+        (
+            SecretsFileTests.hex + "\n" + SecretsFileTests.hex + "\n",
+            "keys/token.key, line 2: a second line; expected the key as one line of hex digits"
+        ),
         (SecretsFileTests.hex + " # old\n", "keys/token.key, line 1: expected hex digits only"),
         ("correct horse battery staple, correct horse\n", "keys/token.key, line 1: expected hex digits only"),
         ("# no key\n", "keys/token.key: no key; expected one line of hex digits"),

@@ -21,8 +21,12 @@ struct SignedTokenTests {
         #expect(SignedToken.data(base64URL: "QUI") == Data([0x41, 0x42]))
         #expect(SignedToken.data(base64URL: "QUJD") == Data([0x41, 0x42, 0x43]))
         // "QQ" has 4 spare bits, "QUI" 2: every other setting of them is another spelling of the same bytes.
-        for bits in 1..<16 { #expect(SignedToken.data(base64URL: Self.respelled("QQ", spare: 4, bits: bits)[...]) == nil) }
-        for bits in 1..<4 { #expect(SignedToken.data(base64URL: Self.respelled("QUI", spare: 2, bits: bits)[...]) == nil) }
+        for bits in 1..<16 {
+            #expect(SignedToken.data(base64URL: Self.respelled("QQ", spare: 4, bits: bits)[...]) == nil)
+        }
+        for bits in 1..<4 {
+            #expect(SignedToken.data(base64URL: Self.respelled("QUI", spare: 2, bits: bits)[...]) == nil)
+        }
         #expect(SignedToken.data(base64URL: "Q") == nil)
         #expect(SignedToken.data(base64URL: "QQ==") == nil)
         #expect(SignedToken.data(base64URL: "+/8") == nil)

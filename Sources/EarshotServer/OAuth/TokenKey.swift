@@ -42,7 +42,8 @@ public struct TokenKey: Sendable {
             guard digits.allSatisfy({ Self.hexValue($0) != nil }) else {
                 throw EarshotError(
                     .invalidInput,
-                    "\(origin), line \(line.number): expected hex digits only (openssl rand -hex 32), or the key's raw bytes")
+                    "\(origin), line \(line.number): expected hex digits only (openssl rand -hex 32), or the key's raw bytes"
+                )
             }
             guard digits.count % 2 == 0 else {
                 throw EarshotError(.invalidInput, "\(origin): the token key has an odd number of hex digits")
