@@ -19,7 +19,7 @@ trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>
 secret=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 echo "bench-app:$secret" >"$work/apps.txt"
 od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$work/token.key"
-chmod 600 "$work/token.key"
+chmod 600 "$work/apps.txt" "$work/token.key"    # earshot serve reads only owner-only secrets files
 
 start_instance() {  # sets port to the port the instance listens on
     local log=$work/serve-$1.log

@@ -8,6 +8,7 @@ work=$(mktemp -d)
 trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 secret=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 echo "bench-app:$secret" > "$work/apps.txt"
+chmod 600 "$work/apps.txt"    # earshot serve reads only owner-only secrets files
 "$earshot" serve --port 0 --credentials "$work/apps.txt" --log-level warning 2> "$work/serve.log" &
 server=$!
 for _ in $(seq 100); do

@@ -22,6 +22,16 @@ public struct TemporaryDirectory: Sendable {
         return file(name)
     }
 
+    /// Writes `bytes` to `name`, readable and writable by its owner only (as `earshot serve` requires of
+    /// its secrets files), and returns its path.
+    @discardableResult
+    public func writeSecret(_ bytes: [UInt8], to name: String) throws -> String {
+        let created = FileManager.default.createFile(
+            atPath: file(name), contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+        guard created else { throw CocoaError(.fileWriteUnknown) }
+        return file(name)
+    }
+
     public func remove() { try? FileManager.default.removeItem(atPath: path) }
 
     /// Names of the files in the directory, sorted (hidden files included).

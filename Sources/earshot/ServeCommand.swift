@@ -37,14 +37,19 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (0 picks a free one, printed at start).")
     var port: Int = 8080
 
-    @Option(help: "File of app_key:secret lines, one per app allowed to ask for tokens.")
+    @Option(
+        help: ArgumentHelp(
+            "File of app_key:secret lines, one per app allowed to ask for tokens.",
+            discussion:
+                "No spaces: the key ends at the first colon, the secret is the rest of the line (printable ASCII). \(Self.secretsFileSyntax)"
+        ))
     var credentials: String?
 
     @Option(
         help: ArgumentHelp(
             "File of static API keys, one per line, accepted as Bearer tokens beside the issued ones.",
             discussion:
-                "For clients that take one fixed key (OpenAI-compatible ones). A key is 16–256 printable ASCII characters; SPEECH, STTC or SPEECH,STTC after it sets its scopes (SPEECH when omitted)."
+                "For clients that take one fixed key (OpenAI-compatible ones). A key is 16–256 printable ASCII characters; SPEECH, STTC or SPEECH,STTC after it and one space sets its scopes (SPEECH when omitted). \(Self.secretsFileSyntax)"
         ))
     var apiKeys: String?
 
@@ -96,7 +101,7 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp(
             "File holding the key that signs tokens; instances started with the same key accept each other's tokens.",
             discussion:
-                "At least 32 bytes, as hex (openssl rand -hex 32 > token.key) or raw; the file must not be readable by other users. Without it, a random key per run: a restart signs every client out."
+                "At least 32 bytes, as one line of hex (openssl rand -hex 32 > token.key) or raw; the file must be readable and writable by its owner only (chmod 600). Without it, a random key per run: a restart signs every client out."
         ))
     var tokenKey: String?
 
@@ -192,5 +197,9 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// The syntax of every secrets file (EarshotServer's SecretsFile), for the options' help.
+    static let secretsFileSyntax =
+        "Lines end with LF or CR LF; empty lines and lines starting with # are skipped (# elsewhere is part of the key or secret: no comments after an entry); nothing else may stand before, after or inside an entry. The file must be readable and writable by its owner only (chmod 600). A bad line is refused at start, naming the file and line but not the secret."
+
     static func duration(_ seconds: Double) -> Duration { .milliseconds(Int((seconds * 1000).rounded())) }
 }

@@ -32,7 +32,7 @@ import Testing
             try #require(
                 FileManager.default.createFile(
                     atPath: key, contents: Data((bytes + "\n").utf8), attributes: [.posixPermissions: 0o600]))
-            let credentials = try directory.write(Array("\(appKey):\(secret)\n".utf8), to: "apps.txt")
+            let credentials = try directory.writeSecret(Array("\(appKey):\(secret)\n".utf8), to: "apps.txt")
             let shared = [
                 "--token-key", key, "--credentials", credentials, "--log-level", "warning",
             ]

@@ -105,7 +105,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let key = "sk-earshot-test-0123456789abcdef"
-        let keys = try directory.write(Array("# keys for the test\n\n\(key)\n".utf8), to: "keys.txt")
+        let keys = try directory.writeSecret(Array("# keys for the test\n\n\(key)\n".utf8), to: "keys.txt")
         let server = try Server(arguments: ["--api-keys", keys])
         defer { _ = server.stop() }
         func request(_ arguments: [String], path: String, key: String) throws -> (status: Int, body: String) {
@@ -139,7 +139,7 @@ import Testing
         let wrong = try request([], path: "/v1/models", key: key + "x")
         #expect(wrong.status == 401, "\(wrong)")
 
-        let short = try directory.write(Array("sk-short\n".utf8), to: "short.txt")
+        let short = try directory.writeSecret(Array("sk-short\n".utf8), to: "short.txt")
         let refused = try ExternalTool.run([ExternalTool.earshotPath, "serve", "--port", "0", "--api-keys", short])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("\(short), line 1: a key must be 16 to 256"), "\(refused.standardError)")

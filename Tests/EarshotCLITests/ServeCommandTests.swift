@@ -191,7 +191,7 @@ import Testing
     @Test func aCredentialsFileReplacesTheGeneratedApp() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let file = try directory.write(Array("# apps\nmy-app:my-secret\n".utf8), to: "apps.txt")
+        let file = try directory.writeSecret(Array("# apps\nmy-app:my-secret\n".utf8), to: "apps.txt")
         let server = try Server(arguments: ["--credentials", file])
         #expect(server.appKey.isEmpty, "nothing is generated or printed when a file is given")
         let ok = try ExternalTool.run([

@@ -97,6 +97,64 @@ import Testing
         #expect(error?.message.contains("x-grammar part: not well-formed XML") == true)
     }
 
+    /// Entities are refused, not expanded into nothing (or into text the grammar does not show): XML's
+    /// five predefined ones and character references remain.
+    @Test(arguments: [
+        ("<rule id='main'><item>&foo;</item></rule>", "test.grxml: line 3: the entity reference &foo;"),
+        ("<rule id='main'>\n<item>ace</item>\n<item weight='&w;'>king</item></rule>", "test.grxml: line 5: the entity reference &w;"),
+        ("<rule id='main'><!-- &old; --><item>ace</item></rule>", "test.grxml: line 3: the entity reference &old;"),
+        ("<rule id='main'><item>ace &#38; &apos;&foo;</item></rule>", "test.grxml: line 3: the entity reference &foo;"),
+        ("<rule id='main'><item>&\(String(repeating: "n", count: 100));</item></rule>",
+         "test.grxml: line 3: the entity reference &\(String(repeating: "n", count: 64))…;"),
+    ])
+    func entityReferencesAreRefusedNamingThem(rules: String, expected: String) {
+        let message = Self.failure(rules)
+        #expect(message.hasPrefix(expected), "\(message)")
+        #expect(message.contains("expected only &amp; &lt; &gt; &quot; &apos; and character references"), "\(message)")
+    }
+
+    @Test(arguments: [
+        ("<!DOCTYPE grammar [<!ENTITY foo \"ace\">]>", "<item>&foo;</item>", "an entity declaration (<!ENTITY foo …)"),
+        ("<!DOCTYPE grammar [\n<!ENTITY foo SYSTEM \"file:///etc/hostname\">\n]>", "<item>&foo;</item>",
+         "line 3: an entity declaration (<!ENTITY foo …)"),
+        ("<!DOCTYPE grammar [<!ENTITY % p \"\">]>", "<item>ace</item>", "an entity declaration (<!ENTITY p …)"),
+    ])
+    func entityDeclarationsAreRefusedNamingThem(doctype: String, item: String, expected: String) {
+        let document = "<?xml version=\"1.0\"?>\n\(doctype)\n<grammar root=\"main\"><rule id=\"main\">\(item)</rule></grammar>"
+        do {
+            _ = try RecognitionGrammar(srgs: Array(document.utf8), origin: "x-grammar part")
+            Issue.record("parsed \(document)")
+        } catch let error as EarshotError {
+            #expect(error.message.hasPrefix("x-grammar part: line "), "\(error.message)")
+            #expect(error.message.contains(expected), "\(error.message)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test func predefinedEntitiesCharacterReferencesAndAnExternalDTDStillParse() throws {
+        let grammar = try RecognitionGrammar(
+            srgs: Array(
+                """
+                <?xml version="1.0"?>
+                <!DOCTYPE grammar PUBLIC "-//W3C//DTD GRAMMAR 1.0//EN" "http://www.w3.org/TR/speech-grammar/grammar.dtd">
+                <grammar xmlns="http://www.w3.org/2001/06/grammar" version="1.0" root="main">
+                <rule id="main"><one-of><item>ace &amp; king</item><item>&#65;</item><item>&#x4B;</item></one-of>
+                <tag>out = "&lt;&gt;&quot;&apos;"</tag></rule>
+                </grammar>
+                """.utf8), origin: "test.grxml")
+        #expect(Set(grammar.vocabulary) == ["ace", "&", "king", "a", "k"])
+    }
+
+    @Test func aLexiconsEntityIsRefusedToo() {
+        let error = #expect(throws: EarshotError.self) {
+            try PronunciationLexicon(
+                pls: Array("<lexicon alphabet='ipa'>\n<lexeme><grapheme>&x;</grapheme><phoneme>a</phoneme></lexeme></lexicon>".utf8),
+                origin: "x-dictionary part")
+        }
+        #expect(error?.message.hasPrefix("x-dictionary part: line 2: the entity reference &x;") == true, "\(error?.message ?? "")")
+    }
+
     @Test func ipaBecomesCMUPhones() throws {
         let lexicon = try PronunciationLexicon(
             pls: Array(

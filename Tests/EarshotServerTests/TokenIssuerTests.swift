@@ -269,7 +269,8 @@ struct TokenKeyTests {
         ("abcdef", "keys/token.key: the token key is 3 bytes; it needs at least 32"),
         ("abc", "keys/token.key: the token key has an odd number of hex digits"),
         (String(repeating: "a", count: 64), "keys/token.key: the token key does not look random"),
-        ("correct horse battery staple, correct horse", "keys/token.key: the token key does not look random"),
+        ("correct horse battery staple, correct horse", "keys/token.key, line 1: expected hex digits only"),
+        (String(repeating: "\u{1}\u{2}", count: 20), "keys/token.key: the token key does not look random"),
         (String(repeating: "0123456789abcdef", count: 200), "keys/token.key: the token key is longer than 1 024 bytes"),
     ])
     func aWeakKeyIsRefusedNamingTheFile(text: String, message: String) {
@@ -292,6 +293,6 @@ struct TokenKeyTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         _ = try TokenKey(contentsOfFile: path)
         let missing = #expect(throws: EarshotError.self) { try TokenKey(contentsOfFile: path + ".missing") }
-        #expect(missing?.message == "\(path).missing: cannot read the token key file")
+        #expect(missing?.message == "\(path).missing: cannot read the token key file: no such file or directory")
     }
 }

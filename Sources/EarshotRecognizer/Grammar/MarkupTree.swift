@@ -38,11 +38,15 @@ struct MarkupElement: Sendable, Equatable {
     static func parse(_ data: [UInt8], origin: String, maximumDepth: Int) throws -> MarkupElement {
         try checkEncoding(data, origin: origin)
         try checkProcessingInstructions(data, origin: origin)
+        try checkEntities(data, origin: origin)
         let builder = TreeBuilder(maximumDepth: maximumDepth)
         let parser = XMLParser(data: Data(data))
         parser.delegate = builder
         parser.shouldResolveExternalEntities = false
         let parsed = parser.parse()
+        if let (name, line) = builder.entityReference {
+            throw entityError(name: name, line: line, origin: origin)
+        }
         if let line = builder.tooDeepAt {
             throw EarshotError(
                 .invalidInput,
@@ -104,6 +108,70 @@ extension MarkupElement {
     }
 }
 
+extension MarkupElement {
+    /// Refuses entities: a declaration (`<!ENTITY`), and a reference other than XML's five predefined
+    /// ones (`&amp;` `&lt;` `&gt;` `&quot;` `&apos;`) and character references (`&#…;`), checked before
+    /// the XML parser sees a byte.
+    ///
+    /// `XMLParser` (libxml2, recovering from errors) turns an undeclared `&foo;` into nothing and a
+    /// declared one into its text, so a grammar silently meant something other than what it showed (an
+    /// item gone, a request answered "No Speech"). Neither SRGS nor PLS needs entities. With none
+    /// declarable, any reference the parser still met would be undeclared: `TreeBuilder` refuses it
+    /// too, naming it. Nothing external is ever fetched (`shouldResolveExternalEntities` is off and the
+    /// resolving policy is never). Conservative, as for processing instructions: `&foo;` inside a
+    /// comment or CDATA section is refused too.
+    static func checkEntities(_ data: [UInt8], origin: String) throws {
+        let declaration = Array("<!ENTITY".utf8)
+        var line = 1
+        var index = data.startIndex
+        while index < data.endIndex {
+            switch data[index] {
+            case 0x0A:
+                line += 1
+            case 0x3C where data[index...].starts(with: declaration):  // "<!ENTITY"
+                let rest = data[(index + declaration.count)...].drop { [0x20, 0x09, 0x0A, 0x0D, 0x25].contains($0) }
+                let name = rest.prefix { isNameByte($0) }
+                throw EarshotError(
+                    .invalidInput,
+                    "\(origin): line \(line): an entity declaration (<!ENTITY \(shown(name)) …); expected none: "
+                        + "this service expands no entities (write the text itself, or a character reference &#…;)")
+            case 0x26:  // "&"
+                let name = data[(index + 1)...].prefix { isNameByte($0) }
+                if !name.isEmpty, name.endIndex < data.endIndex, data[name.endIndex] == 0x3B,  // ";"
+                    !["amp", "lt", "gt", "quot", "apos"].contains(String(decoding: name, as: UTF8.self))
+                {
+                    throw entityError(name: String(decoding: name, as: UTF8.self), line: line, origin: origin)
+                }
+            default:
+                break
+            }
+            index += 1
+        }
+    }
+
+    static func entityError(name: String, line: Int, origin: String) -> EarshotError {
+        EarshotError(
+            .invalidInput,
+            "\(origin): line \(line): the entity reference &\(shown(name.utf8[...])); is refused; expected only &amp; &lt; "
+                + "&gt; &quot; &apos; and character references (&#…;): this service expands no other entities")
+    }
+
+    /// An XML name's bytes: ASCII letters, digits, `_ : - .`, and anything beyond ASCII (UTF-8, which
+    /// ``checkEncoding(_:origin:)`` has already checked).
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x3A, 0x41...0x5A, 0x61...0x7A, 0x5F, 0x2D, 0x2E, 0x80...0xFF: true
+        default: false
+        }
+    }
+
+    /// A name as an error shows it: at most 64 characters, the client's own text.
+    private static func shown<Bytes: Collection<UInt8>>(_ name: Bytes) -> String {
+        let text = String(decoding: name, as: UTF8.self)
+        return text.count > 64 ? String(text.prefix(64)) + "…" : text
+    }
+}
+
 enum MarkupNode: Sendable, Equatable {
     case text(String)
     case element(MarkupElement)
@@ -115,6 +183,9 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     var root: MarkupElement?
     /// The line of the first element nested deeper than allowed, which ended the parse.
     var tooDeepAt: Int?
+    /// The first entity reference the parser could not resolve, and its line: none should get this far
+    /// (``MarkupElement/checkEntities(_:origin:)``), but one that did would silently vanish.
+    var entityReference: (name: String, line: Int)?
 
     init(maximumDepth: Int) { self.maximumDepth = maximumDepth }
 
@@ -143,6 +214,11 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         } else {
             open[open.count - 1].children.append(.element(element))
         }
+    }
+
+    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+        if entityReference == nil { entityReference = (name, parser.lineNumber) }
+        return nil
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {

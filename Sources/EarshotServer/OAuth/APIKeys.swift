@@ -5,10 +5,11 @@ import Foundation
 /// fixed key): each key is accepted as a Bearer token on every route, for the scopes it was given,
 /// and never expires. Kept in a file the operator writes (`earshot serve --api-keys FILE`).
 ///
-/// File format: one key per line, optionally followed by its scopes as the token request spells
-/// them (`SPEECH`, `STTC`, `SPEECH,STTC`; `SPEECH` when omitted); blank lines and lines starting
-/// with `#` are skipped. A key is 16 to 256 printable ASCII characters without spaces, so a short,
-/// guessable one is refused when the file is read.
+/// File format: one key per line, optionally followed by one space and its scopes as the token
+/// request spells them (`SPEECH`, `STTC`, `SPEECH,STTC`; `SPEECH` when omitted), in the syntax of every
+/// secrets file (``SecretsFile``: LF or CR LF line ends, blank lines and lines starting with `#`
+/// skipped, nothing else on a line). A key is 16 to 256 printable ASCII characters without spaces, so
+/// a short, guessable one is refused when the file is read; so is a file others may read.
 public struct APIKeys: Sendable, Hashable {
     /// Each key and the scopes it grants.
     public private(set) var scopes: [String: OAuthScope]
@@ -18,18 +19,19 @@ public struct APIKeys: Sendable, Hashable {
 
     public init(scopes: [String: OAuthScope]) { self.scopes = scopes }
 
-    /// Parses the file's text; `origin` names the file in errors, which give the line number but never
+    /// Parses the file's bytes; `origin` names the file in errors, which give the line number but never
     /// the key.
-    public init(parsing text: String, origin: String) throws {
+    public init(fileContents bytes: [UInt8], origin: String) throws {
         var scopes: [String: OAuthScope] = [:]
-        for (number, trimmed) in OperatorFile.lines(of: text) {
-            let place = "\(origin), line \(number)"
-            let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count <= 2 else {
-                throw EarshotError(.invalidInput, "\(place): expected a key, then optionally its scopes (SPEECH,STTC)")
+        for line in try SecretsFile.lines(of: bytes, origin: origin) {
+            let place = "\(origin), line \(line.number)"
+            let fields = line.text.split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count <= 2, !fields.contains(where: \.isEmpty) else {
+                throw EarshotError(
+                    .invalidInput, "\(place): expected a key, then optionally its scopes after one space (SPEECH,STTC)")
             }
             let key = String(fields[0])
-            guard (16...256).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            guard (16...256).contains(key.utf8.count) else {
                 throw EarshotError(
                     .invalidInput, "\(place): a key must be 16 to 256 printable ASCII characters without spaces")
             }
@@ -47,9 +49,14 @@ public struct APIKeys: Sendable, Hashable {
         self.scopes = scopes
     }
 
-    /// Reads a key file.
+    /// Parses the file's text (see ``init(fileContents:origin:)``).
+    public init(parsing text: String, origin: String) throws {
+        try self.init(fileContents: Array(text.utf8), origin: origin)
+    }
+
+    /// Reads a key file, refused unless only its owner may read or write it (``SecretsFile``).
     public init(contentsOfFile path: String) throws {
-        try self.init(parsing: OperatorFile.read(path, what: "the API key file"), origin: path)
+        try self.init(fileContents: SecretsFile.read(path, what: "the API key file"), origin: path)
     }
 
     public var isEmpty: Bool { scopes.isEmpty }

@@ -7,21 +7,32 @@ public struct Credentials: Sendable, Hashable {
 
     public init(secrets: [String: String]) { self.secrets = secrets }
 
-    /// Parses one `app_key:secret` line per app; blank lines and lines starting with `#` are skipped.
-    /// `origin` names the file in errors, which give the line number but never the secret.
-    public init(parsing text: String, origin: String) throws {
+    /// Parses one `app_key:secret` line per app, in the syntax of every secrets file (``SecretsFile``:
+    /// LF or CR LF line ends, blank lines and lines starting with `#` skipped). The app key is what comes
+    /// before the first colon, the secret everything after it (colons included); both are printable ASCII
+    /// without spaces, so a space around the colon, inside the secret or before a trailing comment is
+    /// refused rather than kept. `origin` names the file in errors, which give the line number but never
+    /// the secret.
+    public init(fileContents bytes: [UInt8], origin: String) throws {
         var secrets: [String: String] = [:]
-        for (number, trimmed) in OperatorFile.lines(of: text) {
-            guard let colon = trimmed.firstIndex(of: ":") else {
-                throw EarshotError(.invalidInput, "\(origin), line \(number): expected app_key:secret")
+        for line in try SecretsFile.lines(of: bytes, origin: origin) {
+            let place = "\(origin), line \(line.number)"
+            guard !line.text.contains(" ") else {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(place): a space; expected app_key:secret with no space around the colon or inside the secret "
+                        + "(a comment is a line of its own, starting with #)")
             }
-            let key = String(trimmed[..<colon]), secret = String(trimmed[trimmed.index(after: colon)...])
+            guard let colon = line.text.firstIndex(of: ":") else {
+                throw EarshotError(.invalidInput, "\(place): no colon; expected app_key:secret")
+            }
+            let key = String(line.text[..<colon]), secret = String(line.text[line.text.index(after: colon)...])
             guard !key.isEmpty, !secret.isEmpty else {
                 throw EarshotError(
-                    .invalidInput, "\(origin), line \(number): expected a non-empty app key and secret")
+                    .invalidInput, "\(place): expected a non-empty app key and secret (app_key:secret)")
             }
             guard secrets[key] == nil else {
-                throw EarshotError(.invalidInput, "\(origin), line \(number): app key \(key) appears twice")
+                throw EarshotError(.invalidInput, "\(place): app key \(key) appears twice")
             }
             secrets[key] = secret
         }
@@ -31,9 +42,14 @@ public struct Credentials: Sendable, Hashable {
         self.secrets = secrets
     }
 
-    /// Reads a credentials file.
+    /// Parses a credentials file's text (see ``init(fileContents:origin:)``).
+    public init(parsing text: String, origin: String) throws {
+        try self.init(fileContents: Array(text.utf8), origin: origin)
+    }
+
+    /// Reads a credentials file, refused unless only its owner may read or write it (``SecretsFile``).
     public init(contentsOfFile path: String) throws {
-        try self.init(parsing: OperatorFile.read(path, what: "the credentials file"), origin: path)
+        try self.init(fileContents: SecretsFile.read(path, what: "the credentials file"), origin: path)
     }
 
     /// One app with a random key (64 bits) and secret (128 bits), so no server runs with a

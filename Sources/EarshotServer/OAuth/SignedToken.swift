@@ -80,6 +80,10 @@ public struct SignedToken: Sendable, Hashable {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// The bytes of unpadded base64url `text`, or nil unless `text` is exactly how ``base64URL(_:)``
+    /// writes them. The last character of a length not a multiple of 4 carries 2 or 4 bits that encode
+    /// nothing, which a decoder ignores: without this check each signature would have 4 spellings (2
+    /// spare bits), all verifying, and a token would not be one string.
     static func data(base64URL text: Substring) -> Data? {
         guard
             text.utf8.allSatisfy({
@@ -89,6 +93,7 @@ public struct SignedToken: Sendable, Hashable {
         else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
-        return Data(base64Encoded: standard)
+        guard let data = Data(base64Encoded: standard), base64URL(data) == text else { return nil }
+        return data
     }
 }

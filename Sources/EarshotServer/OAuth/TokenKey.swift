@@ -7,11 +7,14 @@ import Foundation
 /// makes a random key, so its tokens die with it.
 ///
 /// Key file (`earshot serve --token-key FILE`): at least 32 bytes (256 bits) of key, either as hex
-/// digits (64 or more, a trailing newline allowed: `openssl rand -hex 32`) or as raw bytes
-/// (`head -c 32 /dev/urandom`). Refused, with an error naming the file: a file others may read or
-/// write (the key signs every client's tokens: `chmod 600` it, or 640 for a service group), fewer than
-/// 32 bytes, more than 1 024, or a key with fewer than 16 distinct byte values — a repeated character
-/// or a short phrase, not proof of randomness but a guard against the obvious mistakes.
+/// digits (64 or more, on one line, read as every secrets file is — ``SecretsFile``: a line feed or
+/// carriage return and line feed may end it, `#` comment lines may surround it: `openssl rand -hex 32`)
+/// or as raw bytes (`head -c 32 /dev/urandom`; a file of printable ASCII and line ends is taken for
+/// the hex form). Refused, with an error naming the file: a file anyone but its owner may read or
+/// write (the key signs every client's tokens: `chmod 600` it), text that is not one line of hex
+/// digits, fewer than 32 bytes, more than 1 024, or a key with fewer than 16 distinct byte values — a
+/// repeated character or a short phrase, not proof of randomness but a guard against the obvious
+/// mistakes.
 public struct TokenKey: Sendable {
     let key: SymmetricKey
 
@@ -23,12 +26,28 @@ public struct TokenKey: Sendable {
     /// A key from a file's bytes; `origin` names the file in errors, which never quote the key.
     public init(fileContents bytes: [UInt8], origin: String) throws {
         var material = bytes
-        let text = bytes.reversed().drop(while: { [0x0A, 0x0D, 0x20, 0x09].contains($0) }).reversed()
-        if !text.isEmpty, text.allSatisfy({ Self.hexValue($0) != nil }) {
-            guard text.count % 2 == 0 else {
+        if bytes.allSatisfy({ (0x20...0x7E).contains($0) || [0x09, 0x0A, 0x0D].contains($0) }) {
+            // Text: the hex form, on one line. (32 random bytes are all printable by chance once in 10^14.)
+            let lines = try SecretsFile.lines(of: bytes, origin: origin)
+            guard let line = lines.first else {
+                throw EarshotError(
+                    .invalidInput, "\(origin): no key; expected one line of hex digits (openssl rand -hex 32)")
+            }
+            guard lines.count == 1 else {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(origin), line \(lines[1].number): a second line; expected the key as one line of hex digits")
+            }
+            let digits = Array(line.text.utf8)
+            guard digits.allSatisfy({ Self.hexValue($0) != nil }) else {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(origin), line \(line.number): expected hex digits only (openssl rand -hex 32), or the key's raw bytes"
+                )
+            }
+            guard digits.count % 2 == 0 else {
                 throw EarshotError(.invalidInput, "\(origin): the token key has an odd number of hex digits")
             }
-            let digits = Array(text)
             material = stride(from: 0, to: digits.count, by: 2).map {
                 (Self.hexValue(digits[$0])! << 4) | Self.hexValue(digits[$0 + 1])!
             }
@@ -54,22 +73,7 @@ public struct TokenKey: Sendable {
 
     /// Reads and checks a key file (see the type's documentation).
     public init(contentsOfFile path: String) throws {
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw EarshotError(.invalidInput, "\(path): cannot read the token key file")
-        }
-        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o007 != 0 {
-            throw EarshotError(
-                .invalidInput,
-                "\(path): the token key file may be read or written by other users (mode \(String(mode & 0o777, radix: 8))); chmod 600 it"
-            )
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw EarshotError(.invalidInput, "\(path): cannot read the token key file")
-        }
-        try self.init(fileContents: [UInt8](data), origin: path)
+        try self.init(fileContents: SecretsFile.read(path, what: "the token key file"), origin: path)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
