@@ -133,7 +133,8 @@ let package = Package(
             name: "EarshotServer",
             dependencies: [
                 "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotModels", "EarshotWire",
-                "CLinuxSocket",
+                // MP3, MP4/M4A, WebM and Ogg Vorbis uploads are decoded through FFmpeg (MediaSpoolDecoder).
+                "EarshotIO", "CLinuxSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
