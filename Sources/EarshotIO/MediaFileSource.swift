@@ -91,7 +91,8 @@ public final class MediaFileSource: AudioSource {
             throw Self.error(name, "cannot open its \(codecName) decoder", status: status)
         }
         format = try AudioFormat(
-            sampleRate: Int(codecContext.pointee.sample_rate), channelCount: Int(codecContext.pointee.ch_layout.nb_channels),
+            sampleRate: Int(codecContext.pointee.sample_rate),
+            channelCount: Int(codecContext.pointee.ch_layout.nb_channels),
             origin: name)
         let method = context.pointee.duration_estimation_method
         statedDuration =
@@ -183,7 +184,8 @@ public final class MediaFileSource: AudioSource {
             throw EarshotError(
                 .unsupportedFormat,
                 "\(name): its audio changes format after \(position) frames (to \(frame.pointee.sample_rate) Hz, "
-                    + "\(frame.pointee.ch_layout.nb_channels) channels); expected one rate and channel count throughout")
+                    + "\(frame.pointee.ch_layout.nb_channels) channels); expected one rate and channel count throughout"
+            )
         }
         guard frames > 0, let planes = frame.pointee.extended_data else { return }
         let start = pending.count
@@ -210,7 +212,8 @@ public final class MediaFileSource: AudioSource {
         case AV_SAMPLE_FMT_U8: convert(UInt8.self) { (Float($0) - 128) / 128 }
         default:
             pending.removeLast(frames * channels)
-            let sampleName = av_get_sample_fmt_name(sampleFormat).map { String(cString: $0) } ?? "\(frame.pointee.format)"
+            let sampleName =
+                av_get_sample_fmt_name(sampleFormat).map { String(cString: $0) } ?? "\(frame.pointee.format)"
             throw EarshotError(
                 .unsupportedFormat, "\(name): its decoder gives \(sampleName) samples; expected integer or float PCM")
         }
@@ -223,7 +226,8 @@ public final class MediaFileSource: AudioSource {
             throw truncated("its header states \(statedPackets) packets but the file holds \(packetsRead)")
         }
         if let statedDuration {
-            let decoded = Double(position + Int64((pending.count - pendingStart) / format.channelCount))
+            let decoded =
+                Double(position + Int64((pending.count - pendingStart) / format.channelCount))
                 / Double(format.sampleRate)
             // Encoder delay and padding, and timestamps' rounding, stay far below this.
             if decoded < statedDuration - max(0.25, statedDuration * 0.02) {

@@ -1,5 +1,5 @@
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -72,10 +72,12 @@ import Testing
         defer { directory.remove() }
         // Random bytes that no reader recognises.
         var generator = SystemRandomNumberGenerator()
-        let path = try directory.write((0..<4096).map { _ in UInt8.random(in: 1...0xFE, using: &generator) }, to: "x.wma")
+        let path = try directory.write(
+            (0..<4096).map { _ in UInt8.random(in: 1...0xFE, using: &generator) }, to: "x.wma")
         let result = try ExternalTool.run([ExternalTool.earshotPath, "transcribe", path])
         #expect(result.status == 2)
-        #expect(result.standardError.hasPrefix("earshot: \(path): not a readable audio file"), "\(result.standardError)")
+        #expect(
+            result.standardError.hasPrefix("earshot: \(path): not a readable audio file"), "\(result.standardError)")
         for named in ["MP3", "MP4/M4A", "WebM", "ffmpeg -i IN -ar 16000 -ac 1 OUT.wav"] {
             #expect(result.standardError.contains(named), "\(named): \(result.standardError)")
         }

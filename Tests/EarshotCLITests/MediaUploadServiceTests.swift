@@ -1,5 +1,5 @@
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -29,7 +29,9 @@ import Testing
 
     static func curl(_ arguments: [String], server: Server, path: String) throws -> (status: Int, body: String) {
         let result = try ExternalTool.run(
-            ["curl", "--silent", "--write-out", "\n%{http_code}"] + arguments + ["http://127.0.0.1:\(server.port)\(path)"])
+            ["curl", "--silent", "--write-out", "\n%{http_code}"] + arguments + [
+                "http://127.0.0.1:\(server.port)\(path)"
+            ])
         let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }
@@ -43,8 +45,10 @@ import Testing
         // Whisper (OpenAI's name for it): PocketSphinx hears lossy Vorbis's last words differently.
         func transcribe(_ path: String) throws -> (status: Int, body: String) {
             try Self.curl(
-                ["--header", "Authorization: Bearer \(token)", "--form", "model=whisper-1", "--form",
-                 "response_format=text", "--form", "file=@\(path)"], server: server, path: "/v1/audio/transcriptions")
+                [
+                    "--header", "Authorization: Bearer \(token)", "--form", "model=whisper-1", "--form",
+                    "response_format=text", "--form", "file=@\(path)",
+                ], server: server, path: "/v1/audio/transcriptions")
         }
         let fromWAV = try transcribe(Self.clip)
         try #require(fromWAV.status == 200, "\(fromWAV.body)")
@@ -59,7 +63,9 @@ import Testing
         let cut = try directory.write(Array(m4a.prefix(m4a.count / 2)), to: "cut.m4a")
         let refused = try transcribe(cut)
         #expect(refused.status == 400, "\(refused.body)")
-        #expect(refused.body.contains("\"param\":\"file\"") || refused.body.contains("\"param\":\"audio\""), "\(refused.body)")
+        #expect(
+            refused.body.contains("\"param\":\"file\"") || refused.body.contains("\"param\":\"audio\""),
+            "\(refused.body)")
         #expect(refused.body.contains("MP4/M4A"), "\(refused.body)")
     }
 
@@ -72,8 +78,10 @@ import Testing
         for (name, type) in [("clip.mp3", "audio/mpeg"), ("clip.m4a", "audio/mp4"), ("clip.webm", "audio/webm")] {
             let path = try Self.encode(name, in: directory)
             let reply = try Self.curl(
-                ["--header", "Authorization: Bearer \(token)", "--header", "Content-Type: \(type)", "--header",
-                 "X-SpeechContext: Generic", "--header", "Transfer-Encoding: chunked", "--data-binary", "@\(path)"],
+                [
+                    "--header", "Authorization: Bearer \(token)", "--header", "Content-Type: \(type)", "--header",
+                    "X-SpeechContext: Generic", "--header", "Transfer-Encoding: chunked", "--data-binary", "@\(path)",
+                ],
                 server: server, path: "/speech/v3/speechToText")
             #expect(reply.status == 200, "\(name): \(reply.body)")
             #expect(reply.body.lowercased().contains("married"), "\(name): \(reply.body)")
@@ -87,8 +95,10 @@ import Testing
         defer { _ = server.stop() }
         let token = try ServeHardeningTests.token(server)
         let reply = try Self.curl(
-            ["--header", "Authorization: Bearer \(token)", "--form", "model=pocketsphinx-en-us", "--form",
-             "file=@\(try Self.encode("clip.m4a", in: directory))"], server: server, path: "/v1/audio/transcriptions")
+            [
+                "--header", "Authorization: Bearer \(token)", "--form", "model=pocketsphinx-en-us", "--form",
+                "file=@\(try Self.encode("clip.m4a", in: directory))",
+            ], server: server, path: "/v1/audio/transcriptions")
         #expect(reply.status == 413, "\(reply.body)")
         #expect(reply.body.contains("maximum of 2.0 s"), "\(reply.body)")
     }

@@ -1,7 +1,7 @@
 import EarshotCore
 import EarshotIO
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -49,7 +49,9 @@ import Testing
         let path = try Self.encode(name, in: directory)
         let (samples, format, description) = try Self.readAll(path)
 
-        let reference = try ExternalTool.run(["ffmpeg", "-v", "error", "-i", path, "-f", "f32le", "-c:a", "pcm_f32le", "-"])
+        let reference = try ExternalTool.run([
+            "ffmpeg", "-v", "error", "-i", path, "-f", "f32le", "-c:a", "pcm_f32le", "-",
+        ])
         try #require(reference.status == 0, "\(reference.standardError)")
         let expected = reference.standardOutput.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let stereo = name == "stereo.mp4"
@@ -89,7 +91,8 @@ import Testing
         defer { directory.remove() }
         let path = directory.file("silent-film.mp4")
         let run = try ExternalTool.run([
-            "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=64x64:d=1", "-c:v", "mpeg4", path,
+            "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=64x64:d=1", "-c:v", "mpeg4",
+            path,
         ])
         try #require(run.status == 0, "\(run.standardError)")
         let error = try #require(try thrownEarshotError { _ = try AudioInput.open(path: path) })
