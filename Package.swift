@@ -59,6 +59,11 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // FFmpeg's demuxers and decoders, for the containers libsndfile does not read (MP4/M4A, WebM, ADTS AAC).
+        // libavformat's .pc names only itself; the module map links libavcodec and libavutil too.
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         // Kernel headers only (linux-libc-dev): socket filters and TCP_INFO for the service's listener.
         .systemLibrary(name: "CLinuxSocket"),
 
@@ -71,7 +76,7 @@ let package = Package(
         // The JSON both sides of a recognition API read and write (OpenAI's transcription API), as Codable types.
         .target(name: "EarshotWire", dependencies: ["EarshotCore"], swiftSettings: strictSwift6),
         .target(
-            name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile", "CALSA"],
+            name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile", "CALSA", "CFFmpeg"],
             swiftSettings: strictSwift6),
         .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP", "CSoxr"], swiftSettings: strictSwift6),
         .target(
@@ -127,7 +132,8 @@ let package = Package(
             name: "EarshotServer",
             dependencies: [
                 "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotModels", "EarshotWire",
-                "CLinuxSocket",
+                // MP3, MP4/M4A, WebM and Ogg Vorbis uploads are decoded through FFmpeg (MediaSpoolDecoder).
+                "EarshotIO", "CLinuxSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

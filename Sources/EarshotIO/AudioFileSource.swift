@@ -46,7 +46,9 @@ public final class AudioFileSource: AudioSource {
             file.close()
             throw EarshotError(
                 .invalidInput,
-                "\(name): not a readable audio file (\(SndFile.lastError(nil))); expected WAV, FLAC, Ogg, AIFF or another libsndfile format, or raw PCM with --rate, --channels and --encoding"
+                "\(name): not a readable audio file (\(SndFile.lastError(nil))); expected WAV, FLAC, Ogg, AIFF, MP3 or "
+                    + "another libsndfile format, AMR, MP4/M4A, WebM or ADTS AAC, or raw PCM with --rate, --channels "
+                    + "and --encoding; convert anything else first, e.g. ffmpeg -i IN -ar 16000 -ac 1 OUT.wav"
             )
         }
         do {

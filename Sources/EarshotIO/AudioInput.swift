@@ -7,9 +7,11 @@ import Foundation
 /// - With `codec`, the path (or "-") is decoded as that wire format: the way to read the formats
 ///   that carry no header (header-byte Speex, L16), whose rate and channels come from `raw`.
 /// - With a raw spec, the path (or "-") is read as headerless PCM in that layout.
-/// - Otherwise the format is sniffed from the first bytes. libsndfile reads most containers; the
-///   Speech API's AMR and Ogg Speex, and WAVs sent while recording (whose header states no length,
-///   which libsndfile may read as empty), go through Earshot's own decoders.
+/// - Otherwise the format is sniffed from the first bytes. libsndfile reads most containers (MP3
+///   included); the Speech API's AMR and Ogg Speex, and WAVs sent while recording (whose header
+///   states no length, which libsndfile may read as empty), go through Earshot's own decoders; MP4/M4A,
+///   WebM/Matroska and ADTS AAC, which libsndfile does not read, go through FFmpeg
+///   (``MediaFileSource``).
 /// - "-" without a spec reads standard input, and a path that is not a regular file — a FIFO such as
 ///   bash's `<(sox …)`, `/dev/stdin` on a pipe, a device — is read the same way, as a stream. A 16-bit
 ///   PCM WAV (or RF64) there is decoded as it arrives, so a live pipe (`ffmpeg -re … -f wav -`) flows
@@ -58,6 +60,10 @@ public enum AudioInput {
             return try DecodingSource(
                 descriptor: file.descriptor, ownsDescriptor: true, name: file.name, codec: codec, decoder: decoder,
                 readSize: 16_384)
+        }
+        // MP3 and Ogg Vorbis stay with libsndfile, which the command line has always read them with.
+        if let container = contents.container, MediaContainer.beyondSndFile.contains(container) {
+            return try MediaFileSource(file: file, container: container, blockFrames: blockFrames)
         }
         switch contents.sniffed {
         case .amr: return try decode(as: .amr)

@@ -15,6 +15,9 @@ struct InputFile {
         var sniffed: CodecFormat?
         /// A WAV whose header states no length (written while recording).
         var streamingWAV: Bool
+        /// The container its first bytes name, when it is one read through FFmpeg (nil for the
+        /// formats above).
+        var container: MediaContainer? = nil
     }
 
     /// The open descriptor.
@@ -90,7 +93,12 @@ struct InputFile {
         try OggPageCheck.validate(bytes, name: name)
         // Header-byte Speex (what `earshot encode --format speex-wb` writes) has no header: its frames
         // are read, after every format that has one.
-        let sniffed = CodecFormat.sniff(bytes.prefix(512)) ?? CodecFormat.sniffHeaderByteSpeex(bytes.prefix(4096))
-        return Contents(sniffed: sniffed, streamingWAV: streamingWAV)
+        if let sniffed = CodecFormat.sniff(bytes.prefix(512)) {
+            return Contents(sniffed: sniffed, streamingWAV: streamingWAV)
+        }
+        if let container = MediaContainer.sniff(bytes.prefix(16)) {
+            return Contents(sniffed: nil, streamingWAV: false, container: container)
+        }
+        return Contents(sniffed: CodecFormat.sniffHeaderByteSpeex(bytes.prefix(4096)), streamingWAV: streamingWAV)
     }
 }

@@ -11,7 +11,8 @@ struct Earshot: AsyncParsableCommand {
             "The audio front end of speech recognition: read, resample, meter, detect speech, endpoint, encode and transcribe audio, and measure it all on labelled corpora.",
         discussion: """
             Every FILE argument may be - for standard input. Formats are sniffed from the file header \
-            (WAV, FLAC, Ogg Vorbis/Opus, AIFF, CAF, W64, AU, …); headerless PCM needs --rate, and \
+            (WAV, FLAC, Ogg Vorbis/Opus, MP3, AIFF, CAF, W64, AU, … through libsndfile; M4A/MP4, WebM and \
+            AAC through FFmpeg); headerless PCM needs --rate, and \
             optionally --channels and --encoding. Data goes to standard output, messages to standard error.
 
             Exit codes: 0 success; 1 usage error; 2 unreadable or invalid input (or an output that \

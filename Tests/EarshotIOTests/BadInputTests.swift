@@ -44,6 +44,7 @@ private func openingError(_ path: String, raw: RawPCMFormat? = nil) throws -> Ea
         #expect(error.code == .invalidInput)
         #expect(error.message.hasPrefix("\(path): not a readable audio file ("))
         #expect(error.message.contains("expected WAV, FLAC, Ogg, AIFF"))
+        #expect(error.message.contains("ffmpeg -i IN -ar 16000 -ac 1 OUT.wav"), "a way out for other formats")
     }
 
     @Test(arguments: [4, 12, 20, 36, 43])

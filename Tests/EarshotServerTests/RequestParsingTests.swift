@@ -1,4 +1,5 @@
 import EarshotCodecs
+import EarshotIO
 import EarshotRecognizer
 import EarshotServer
 import EarshotTestTraits
@@ -23,8 +24,20 @@ struct AudioContentTypeTests {
         #expect(type.sampleRate == rate)
     }
 
+    /// Containers (Earshot additions), decoded once the body has arrived.
     @Test(arguments: [
-        "text/plain", "audio/mpeg", "audio/L16", "audio/L16;rate=abc", "audio/x-speex-with-header-byte;rate=11025",
+        ("audio/mpeg", MediaContainer.mp3), ("audio/mp4", .mp4), ("audio/x-m4a", .mp4), ("video/mp4", .mp4),
+        ("audio/webm", .matroska), ("video/webm; codecs=opus", .matroska), ("audio/aac", .adts),
+        ("audio/ogg; codecs=vorbis", .ogg),
+    ])
+    func acceptedContainers(header: String, container: MediaContainer) throws {
+        let type = try AudioContentType(header: header)
+        #expect(type.container == container)
+        #expect(type.format == nil)
+    }
+
+    @Test(arguments: [
+        "text/plain", "audio/L16", "audio/L16;rate=abc", "audio/x-speex-with-header-byte;rate=11025",
         "audio/ogg", "",
     ])
     func refusedTypesSayWhatWasExpected(header: String) {

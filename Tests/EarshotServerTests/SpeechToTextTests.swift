@@ -121,7 +121,7 @@ import Testing
         ([("Content-Type", "audio/amr")], "X-SpeechContext"),
         ([("Content-Type", "audio/amr"), ("X-SpeechContext", "Dictation")], "Dictation is not a context of this service; expected one of VoiceMail"),
         ([("Content-Type", "audio/amr"), ("X-SpeechContext", "GrammarList")], "speechToTextCustom"),
-        ([("Content-Type", "audio/mpeg"), ("X-SpeechContext", "Generic")], "audio/mpeg is not an audio type"),
+        ([("Content-Type", "audio/x-ms-wma"), ("X-SpeechContext", "Generic")], "audio/x-ms-wma is not an audio type"),
         ([("X-SpeechContext", "Generic")], "Content-Type header is required"),
     ])
     func badHeadersGetAHelpfulServiceException(headers: [(String, String)], text: String) async throws {

@@ -1,5 +1,6 @@
 import EarshotCodecs
 import EarshotCore
+import EarshotIO
 import EarshotRecognizer
 
 /// The body of `POST /v1/audio/transcriptions` (OpenAI's audio API): `multipart/form-data` with the
@@ -7,7 +8,9 @@ import EarshotRecognizer
 ///
 /// The audio streams into a ``RecognitionSession`` as it arrives, like a Speech to Text body; its
 /// format is read from its first bytes (WAV at any rate and channel count, FLAC, Ogg Opus, Ogg
-/// Speex, AMR), because clients label it loosely (`application/octet-stream`, a file name). Fields
+/// Speex, AMR decode as they arrive; MP3, MP4/M4A, WebM, Ogg Vorbis and ADTS AAC, OpenAI's other
+/// formats, once the part has ended), because clients label it loosely (`application/octet-stream`,
+/// a file name). Fields
 /// are small and read whole; each is checked when it ends, so a bad value is refused before the
 /// audio that follows it is decoded. Errors are ``ServiceError``s naming the field in `variables`.
 final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
@@ -135,18 +138,22 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
 
     /// The file's first bytes have arrived: judge its format and start decoding.
     private func startRecognizing() throws {
-        guard let format = CodecFormat.sniff(fileHead),
-            [.wav, .flac, .opus, .oggSpeex, .amr].contains(format)
-        else {
+        let contentType: AudioContentType
+        if let format = CodecFormat.sniff(fileHead), [.wav, .flac, .opus, .oggSpeex, .amr].contains(format) {
+            contentType = AudioContentType(format: format)
+        } else if let container = MediaContainer.sniff(fileHead) {
+            contentType = AudioContentType(container: container)
+        } else {
             throw ServiceError.badRequest(
                 fileHead.isEmpty
                     ? "the file part is empty; expected audio"
-                    : "the file is not audio this service decodes; expected WAV, FLAC, Ogg Opus, Ogg Speex or AMR "
-                        + "(convert others first, e.g. ffmpeg -i in.mp3 -ar 16000 -ac 1 out.wav)",
+                    : "the file is not audio this service decodes; expected what OpenAI's API takes: FLAC, MP3, "
+                        + "MP4/M4A, Ogg (Opus, Vorbis, Speex), WAV or WebM; or AMR or ADTS AAC "
+                        + "(convert others first, e.g. ffmpeg -i IN -ar 16000 -ac 1 OUT.wav)",
                 variables: "file")
         }
         let session = try RecognitionSession(
-            contentType: AudioContentType(format: format), recognizer: recognizer, maxAudioDuration: maxAudioDuration)
+            contentType: contentType, recognizer: recognizer, maxAudioDuration: maxAudioDuration)
         self.session = session
         let head = fileHead
         fileHead = []

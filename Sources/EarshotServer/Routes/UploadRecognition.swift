@@ -166,6 +166,14 @@ struct UploadRecognition: Sendable {
             tooLong.status = .contentTooLarge
             tooLong.headers[.connection] = "close"
             return tooLong
+        case RecognitionSessionFailure.tooLarge(let limit, let seconds):
+            var tooLarge = ServiceError.badRequest(
+                "the file holds more than \(limit) bytes, more than any audio-only file of this service's maximum "
+                    + "of \(seconds) s; send its audio alone (e.g. ffmpeg -i IN -vn -ar 16000 -ac 1 OUT.flac)",
+                variables: "audio")
+            tooLarge.status = .contentTooLarge
+            tooLarge.headers[.connection] = "close"
+            return tooLarge
         default:
             return error
         }

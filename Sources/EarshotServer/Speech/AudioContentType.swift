@@ -1,11 +1,17 @@
 public import EarshotCodecs
 import EarshotCore
+public import EarshotIO
 import Foundation
 
 /// The audio a request's `Content-Type` announces (section 3.2.1 and the Earshot additions):
-/// the wire format and, for headerless formats, the rate and channel count.
+/// the wire format and, for headerless formats, the rate and channel count; or a media container
+/// (MP3, MP4/M4A, WebM, ADTS AAC: Earshot additions), which is decoded whole once the body has
+/// arrived (``MediaSpoolDecoder``).
 public struct AudioContentType: Sendable, Hashable {
-    public var format: CodecFormat
+    /// The wire format decoded as it arrives; nil for a `container`.
+    public var format: CodecFormat?
+    /// The container decoded once the body has arrived; nil for a wire `format`.
+    public var container: MediaContainer?
     /// The rate the header states (`rate=`); nil where the stream states or fixes its own.
     public var sampleRate: Int?
     public var channelCount: Int
@@ -16,10 +22,18 @@ public struct AudioContentType: Sendable, Hashable {
         self.channelCount = channelCount
     }
 
+    public init(container: MediaContainer) {
+        self.container = container
+        channelCount = 1
+    }
+
     /// The forms accepted, for error messages.
     public static let accepted =
         "audio/x-speex-with-header-byte;rate=16000 (or 8000), audio/amr, audio/wav, audio/L16;rate=…, "
-        + "audio/flac, audio/ogg;codecs=opus"
+        + "audio/flac, audio/ogg;codecs=opus, audio/mpeg, audio/mp4, audio/webm, audio/aac"
+
+    /// The format's or container's human name.
+    public var displayName: String { format?.displayName ?? container?.displayName ?? "audio" }
 
     /// Parses a `Content-Type` value. Media types and parameter names are case-insensitive (RFC 9110).
     /// Throws a 400 naming what was expected when the type is unknown or a parameter is missing or
@@ -64,11 +78,17 @@ public struct AudioContentType: Sendable, Hashable {
             }
             self.init(format: .l16, sampleRate: try rate(required: true), channelCount: channels)
         case "audio/flac", "audio/x-flac": self.init(format: .flac)
+        // Containers decoded once the whole body has arrived (their index may come last).
+        case "audio/mpeg", "audio/mp3", "audio/mpga": self.init(container: .mp3)
+        case "audio/mp4", "audio/m4a", "audio/x-m4a", "video/mp4": self.init(container: .mp4)
+        case "audio/webm", "video/webm", "audio/x-matroska", "video/x-matroska": self.init(container: .matroska)
+        case "audio/aac", "audio/x-aac", "audio/aacp": self.init(container: .adts)
         case "audio/ogg", "audio/opus":
             let codec = parameters["codecs"]?.lowercased() ?? (mediaType == "audio/opus" ? "opus" : "")
             switch codec {
             case "opus": self.init(format: .opus)
             case "speex": self.init(format: .oggSpeex)
+            case "vorbis": self.init(container: .ogg)
             default:
                 throw .badRequest(
                     "Content-Type \(header) does not name its codec; expected audio/ogg;codecs=opus",
@@ -82,8 +102,14 @@ public struct AudioContentType: Sendable, Hashable {
         }
     }
 
-    /// A decoder for the body. Opus decodes straight to 16 kHz, the recognizer's rate.
-    func makeDecoder() throws -> any AudioDecoder {
+    /// A decoder for the body. Opus decodes straight to 16 kHz, the recognizer's rate. A container's
+    /// decoder stops past `maxAudioDuration` seconds (the caller refuses the audio there).
+    func makeDecoder(maxAudioDuration: Double) throws -> any AudioDecoder {
+        guard let format else {
+            let container = container ?? .mp4
+            return try MediaSpoolDecoder(
+                container: container, name: "request body (\(container.displayName))", maxDuration: maxAudioDuration)
+        }
         let name = "request body (\(format.contentType(sampleRate: sampleRate, channelCount: channelCount)))"
         if format == .opus { return try format.makeDecoder(name: name, sampleRate: 16_000) }
         return try format.makeDecoder(name: name, sampleRate: sampleRate, channelCount: channelCount)

@@ -8,6 +8,9 @@ enum RecognitionSessionFailure: Error {
     /// The audio is not `format` (its display name): `message` says where it went wrong.
     case malformed(format: String, message: String)
     case tooLong(limit: Double)
+    /// A container body (decoded once it has arrived) holds more than `limit` bytes, more than
+    /// `seconds` of audio at any audio bit rate.
+    case tooLarge(limit: Int, seconds: Double)
 }
 
 /// One request's audio path, fed as the body arrives: one chain of decoder → duration limit →
@@ -20,8 +23,24 @@ enum RecognitionSessionFailure: Error {
 final class RecognitionSession<R: Recognizer> {
     /// Bytes of body received.
     private(set) var audioBytes = 0
-    /// Seconds of audio decoded so far (at the stream's own rate).
-    var audioTime: Double { chain.first.second.seconds }
+    /// Seconds of audio decoded so far (at the stream's own rate). A container, decoded only once the
+    /// body has arrived, counts as ``containerBytesPerSecond`` bytes a second until then, so the
+    /// upload pace rules judge it too.
+    var audioTime: Double {
+        let decoded = chain.first.second.seconds
+        guard spoolLimit != nil, decoded == 0 else { return decoded }
+        return Double(audioBytes) / Double(Self.containerBytesPerSecond)
+    }
+
+    /// A container's bytes per second of audio, as the pace rules count them before it is decoded: 32
+    /// kbit/s, the low end of speech in AAC, Opus or MP3 (a higher rate only makes the rules laxer).
+    static var containerBytesPerSecond: Int { 4_000 }
+    /// The highest bit rate a container body may average over the longest audio allowed: 512 kbit/s,
+    /// above any audio-only AAC, Opus or MP3 (a video track is refused with 413).
+    static var containerMaxBytesPerSecond: Int { 64_000 }
+    /// The bytes a container body may hold (it is spooled to disk until it ends); nil for wire formats.
+    private let spoolLimit: Int?
+    private let maxAudioDuration: Double
 
     private typealias Chain = StageChain<
         StageChain<Decoding, DurationLimit>, StageChain<DeferredResampler, RecognizerStage<R>>
@@ -37,7 +56,13 @@ final class RecognitionSession<R: Recognizer> {
         var recognition = RecognizerStage(recognizer: recognizer)
         // Open now, so a partial result may be asked before the first audio.
         try recognition.open()
-        let decoding = Decoding(decoder: try contentType.makeDecoder(), formatName: contentType.format.displayName)
+        let decoding = Decoding(
+            decoder: try contentType.makeDecoder(maxAudioDuration: maxAudioDuration),
+            formatName: contentType.displayName)
+        self.maxAudioDuration = maxAudioDuration
+        spoolLimit =
+            contentType.container == nil
+            ? nil : Int(min(maxAudioDuration * Double(Self.containerMaxBytesPerSecond), Double(Int32.max))) + (1 << 20)
         chain = decoding.then(DurationLimit(limit: maxAudioDuration)).then(
             DeferredResampler(configuration: .init(sampleRate: recognizer.format.sampleRate)).then(recognition))
     }
@@ -50,6 +75,9 @@ final class RecognitionSession<R: Recognizer> {
     /// Decodes and recognizes one chunk of the body.
     func consume(_ bytes: [UInt8]) throws {
         audioBytes += bytes.count
+        if let spoolLimit, audioBytes > spoolLimit {
+            throw RecognitionSessionFailure.tooLarge(limit: spoolLimit, seconds: maxAudioDuration)
+        }
         results.removeAll()
         try chain.process(bytes, into: &results)
     }

@@ -1,0 +1,85 @@
+import EarshotTestTraits
+import EarshotTesting
+import Foundation
+import Testing
+
+/// The containers people have their recordings in — M4A from a phone, MP4 and WebM from a browser or
+/// a video call, raw AAC, MP3 — transcribe as the WAV they were made from; a cut one is refused with
+/// one line and exit status 2, and a file nothing reads says what is read and how to convert it.
+@Suite(.serialized, .computing) struct MediaInputCommandTests {
+    static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+
+    /// The `ffmpeg` options that make each file from the clip.
+    static let encoders: [String: [String]] = [
+        "phone.m4a": ["-c:a", "aac", "-b:a", "128k"],
+        "call.mp4": ["-c:a", "aac", "-ar", "48000", "-ac", "2", "-b:a", "160k"],
+        "browser.webm": ["-c:a", "libopus", "-b:a", "64k"],
+        "raw.aac": ["-c:a", "aac", "-b:a", "128k", "-f", "adts"],
+        "podcast.mp3": ["-c:a", "libmp3lame", "-b:a", "128k"],
+    ]
+
+    static func encode(_ name: String, in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file(name)
+        let run = try ExternalTool.run(
+            ["ffmpeg", "-loglevel", "error", "-y", "-i", clip] + (try #require(encoders[name])) + [path])
+        try #require(run.status == 0, "\(name): \(run.standardError)")
+        return path
+    }
+
+    @Test func eachContainerTranscribesAsTheWAV() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fromWAV = try ExternalTool.run([ExternalTool.earshotPath, "transcribe", Self.clip])
+        try #require(fromWAV.status == 0, "\(fromWAV.standardError)")
+        #expect(fromWAV.output.contains("young man"), "\(fromWAV.output)")
+        for name in Self.encoders.keys.sorted() {
+            let path = try Self.encode(name, in: directory)
+            let result = try ExternalTool.run([ExternalTool.earshotPath, "transcribe", path])
+            #expect(result.status == 0, "\(name): \(result.standardError)")
+            #expect(result.output == fromWAV.output, "\(name)")
+            #expect(result.standardError.isEmpty, "\(name): nothing from FFmpeg on stderr: \(result.standardError)")
+        }
+        // On standard input (spooled to a temporary file, so the demuxer can seek), and `info` names it.
+        let m4a = try Data(contentsOf: URL(fileURLWithPath: directory.file("phone.m4a")))
+        let piped = try ExternalTool.run([ExternalTool.earshotPath, "transcribe", "-"], standardInput: m4a)
+        #expect(piped.status == 0 && piped.output == fromWAV.output, "\(piped.standardError)")
+        let info = try ExternalTool.run([ExternalTool.earshotPath, "info", directory.file("call.mp4")])
+        #expect(info.status == 0, "\(info.standardError)")
+        #expect(info.output.contains("MP4/M4A") && info.output.contains("aac"), "\(info.output)")
+    }
+
+    @Test func aCutM4AIsRefusedWithOneLineAndExit2() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try Self.encode("phone.m4a", in: directory)))
+        let cut = try directory.write(Array(whole.prefix(whole.count * 2 / 3)), to: "cut.m4a")
+        for arguments in [["info", cut], ["transcribe", cut]] {
+            let result = try ExternalTool.run([ExternalTool.earshotPath] + arguments)
+            #expect(result.status == 2, "\(arguments): \(result.standardError)")
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1, "\(arguments): one line, nothing from FFmpeg: \(result.standardError)")
+            #expect(lines.first?.hasPrefix("earshot: \(cut): ") == true, "\(result.standardError)")
+            #expect(result.standardError.contains("MP4/M4A") && result.standardError.contains("expected"))
+        }
+        let piped = try ExternalTool.run(
+            [ExternalTool.earshotPath, "transcribe", "-"], standardInput: Data(whole.prefix(whole.count * 2 / 3)))
+        #expect(piped.status == 2)
+        #expect(piped.standardError.hasPrefix("earshot: stdin: "), "\(piped.standardError)")
+    }
+
+    @Test func anUnreadableFileSaysWhatIsReadAndHowToConvert() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Random bytes that no reader recognises.
+        var generator = SystemRandomNumberGenerator()
+        let path = try directory.write(
+            (0..<4096).map { _ in UInt8.random(in: 1...0xFE, using: &generator) }, to: "x.wma")
+        let result = try ExternalTool.run([ExternalTool.earshotPath, "transcribe", path])
+        #expect(result.status == 2)
+        #expect(
+            result.standardError.hasPrefix("earshot: \(path): not a readable audio file"), "\(result.standardError)")
+        for named in ["MP3", "MP4/M4A", "WebM", "ffmpeg -i IN -ar 16000 -ac 1 OUT.wav"] {
+            #expect(result.standardError.contains(named), "\(named): \(result.standardError)")
+        }
+    }
+}

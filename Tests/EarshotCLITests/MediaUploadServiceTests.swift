@@ -1,0 +1,105 @@
+import EarshotTestTraits
+import EarshotTesting
+import Foundation
+import Testing
+
+/// `earshot serve` takes what the command line reads: on the OpenAI route the formats OpenAI's API
+/// lists (MP3, MP4/M4A, WebM, Ogg, WAV, FLAC), told apart by their first bytes; on the Speech API the
+/// same containers by `Content-Type`; under the same limits as the formats decoded as they arrive.
+@Suite(.serialized, .waiting) struct MediaUploadServiceTests {
+    typealias Server = ServeCommandTests.Server
+
+    static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
+
+    /// The `ffmpeg` options that make each upload from the clip.
+    static let encoders: [String: [String]] = [
+        "clip.mp3": ["-c:a", "libmp3lame", "-b:a", "128k"],
+        "clip.m4a": ["-c:a", "aac", "-b:a", "128k"],
+        "clip.webm": ["-c:a", "libopus", "-b:a", "64k"],
+        "vorbis.ogg": ["-c:a", "libvorbis"],
+    ]
+
+    static func encode(_ name: String, in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file(name)
+        let run = try ExternalTool.run(
+            ["ffmpeg", "-loglevel", "error", "-y", "-i", clip] + (try #require(encoders[name])) + [path])
+        try #require(run.status == 0, "\(name): \(run.standardError)")
+        return path
+    }
+
+    static func curl(_ arguments: [String], server: Server, path: String) throws -> (status: Int, body: String) {
+        let result = try ExternalTool.run(
+            ["curl", "--silent", "--write-out", "\n%{http_code}"] + arguments + [
+                "http://127.0.0.1:\(server.port)\(path)"
+            ])
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+
+    @Test func theOpenAIRouteTranscribesEachContainerAsTheWAV() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try Server()
+        defer { _ = server.stop() }
+        let token = try ServeHardeningTests.token(server)
+        // Whisper (OpenAI's name for it): PocketSphinx hears lossy Vorbis's last words differently.
+        func transcribe(_ path: String) throws -> (status: Int, body: String) {
+            try Self.curl(
+                [
+                    "--header", "Authorization: Bearer \(token)", "--form", "model=whisper-1", "--form",
+                    "response_format=text", "--form", "file=@\(path)",
+                ], server: server, path: "/v1/audio/transcriptions")
+        }
+        let fromWAV = try transcribe(Self.clip)
+        try #require(fromWAV.status == 200, "\(fromWAV.body)")
+        #expect(fromWAV.body.hasPrefix("Had he married"), "\(fromWAV.body)")
+        for name in Self.encoders.keys.sorted() {
+            let reply = try transcribe(try Self.encode(name, in: directory))
+            #expect(reply.status == 200, "\(name): \(reply.body)")
+            #expect(reply.body == fromWAV.body, "\(name)")
+        }
+        // A cut M4A (its index lost) is refused as malformed audio, naming the field.
+        let m4a = try Data(contentsOf: URL(fileURLWithPath: directory.file("clip.m4a")))
+        let cut = try directory.write(Array(m4a.prefix(m4a.count / 2)), to: "cut.m4a")
+        let refused = try transcribe(cut)
+        #expect(refused.status == 400, "\(refused.body)")
+        #expect(
+            refused.body.contains("\"param\":\"file\"") || refused.body.contains("\"param\":\"audio\""),
+            "\(refused.body)")
+        #expect(refused.body.contains("MP4/M4A"), "\(refused.body)")
+    }
+
+    @Test func theSpeechAPITakesContainersByContentType() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try Server()
+        defer { _ = server.stop() }
+        let token = try ServeHardeningTests.token(server)
+        for (name, type) in [("clip.mp3", "audio/mpeg"), ("clip.m4a", "audio/mp4"), ("clip.webm", "audio/webm")] {
+            let path = try Self.encode(name, in: directory)
+            let reply = try Self.curl(
+                [
+                    "--header", "Authorization: Bearer \(token)", "--header", "Content-Type: \(type)", "--header",
+                    "X-SpeechContext: Generic", "--header", "Transfer-Encoding: chunked", "--data-binary", "@\(path)",
+                ],
+                server: server, path: "/speech/v3/speechToText")
+            #expect(reply.status == 200, "\(name): \(reply.body)")
+            #expect(reply.body.lowercased().contains("married"), "\(name): \(reply.body)")
+        }
+    }
+
+    @Test func theDurationLimitHoldsForContainers() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try Server(arguments: ["--max-audio-duration", "2"])
+        defer { _ = server.stop() }
+        let token = try ServeHardeningTests.token(server)
+        let reply = try Self.curl(
+            [
+                "--header", "Authorization: Bearer \(token)", "--form", "model=pocketsphinx-en-us", "--form",
+                "file=@\(try Self.encode("clip.m4a", in: directory))",
+            ], server: server, path: "/v1/audio/transcriptions")
+        #expect(reply.status == 413, "\(reply.body)")
+        #expect(reply.body.contains("maximum of 2.0 s"), "\(reply.body)")
+    }
+}
