@@ -21,9 +21,7 @@ import Testing
 
     static func encode(_ name: String, in directory: TemporaryDirectory) throws -> String {
         let path = directory.file(name)
-        let run = try ExternalTool.run(
-            ["ffmpeg", "-loglevel", "error", "-y", "-i", clip] + (try #require(encoders[name])) + [path])
-        try #require(run.status == 0, "\(name): \(run.standardError)")
+        try ExternalTool.ffmpeg(clip, try #require(encoders[name]), to: path)
         return path
     }
 
