@@ -1,8 +1,6 @@
-import ArgumentParser
+public import ArgumentParser
 import EarshotClient
 import EarshotCodecs
-import EarshotCore
-import Foundation
 
 /// Where and how to reach a recognition service: shared by the commands that use one.
 struct ServiceOptions: ParsableArguments {
@@ -18,7 +16,7 @@ struct ServiceOptions: ParsableArguments {
             The service's protocol: att (the Speech API v3) or openai (OpenAI's POST …/v1/audio/transcriptions). \
             Default: from the URL's path.
             """)
-    var api: ServiceAPI?
+    var api: RecognitionAPI?
 
     @Option(
         help:
@@ -67,117 +65,49 @@ struct ServiceOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the answer once the audio is sent.")
     var serverResponseTimeout: Double = 30
 
-    static let defaultService = "http://127.0.0.1:8080/speech/v3/speechToText"
+    static let defaultService = RecognitionServiceSettings.defaultService
 
-    /// The options given that only make sense with a service, by name (for commands where the service
-    /// is optional).
-    var serviceOnlyOptionsGiven: [String] {
-        [
-            ("--app-key", appKey != nil), ("--secret", secret != nil), ("--token", token != nil),
-            ("--context", context != nil), ("--audio-format", audioFormat != nil),
-            ("--x-arg", !extraArguments.isEmpty), ("--grammar", grammar != nil), ("--lexicon", lexicon != nil),
-            ("--api", api != nil), ("--model", model != nil),
-        ].filter(\.1).map(\.0)
+    /// The settings these options give, for the client library to check and use.
+    var settings: RecognitionServiceSettings {
+        var settings = RecognitionServiceSettings()
+        settings.service = service
+        settings.api = api
+        settings.model = model
+        settings.language = language
+        settings.appKey = appKey
+        settings.secret = secret
+        settings.token = token
+        settings.context = context
+        settings.audioFormat = audioFormat
+        settings.extraArguments = extraArguments
+        settings.grammar = grammar
+        settings.lexicon = lexicon
+        settings.connectionTimeout = connectionTimeout
+        settings.serverResponseTimeout = serverResponseTimeout
+        return settings
     }
 
-    /// The request configuration, with `defaultFormat` when no --audio-format is given.
+    /// The options given that only make sense with a service, by name.
+    var serviceOnlyOptionsGiven: [String] { settings.serviceOnlyOptionsGiven }
+
+    /// The Speech API request configuration, with `defaultFormat` when no --audio-format is given.
     func configuration(defaultFormat: CodecFormat = .speexWideband) throws -> SpeechRequestConfiguration {
-        let format: CodecFormat
-        if let audioFormat {
-            guard let given = CodecFormat(rawValue: audioFormat), given != .oggSpeex else {
-                throw ValidationError(
-                    "--audio-format \(audioFormat): expected speex-wb, speex-nb, amr, wav, l16, flac or opus")
-            }
-            format = given
-        } else {
-            format = defaultFormat
-        }
-        let environment = ProcessInfo.processInfo.environment
-        let authorization: SpeechRequestConfiguration.Authorization
-        if let token {
-            authorization = .token(token)
-        } else if let key = appKey ?? environment["EARSHOT_APP_KEY"], !key.isEmpty,
-            let secret = secret ?? environment["EARSHOT_SECRET"], !secret.isEmpty
-        {
-            authorization = .credentials(
-                appKey: key, secret: secret, scope: grammar == nil ? "SPEECH" : "STTC", tokenURL: nil)
-        } else {
-            throw ValidationError("give --token, or --app-key and --secret (or $EARSHOT_APP_KEY and $EARSHOT_SECRET)")
-        }
-        var url = service ?? Self.defaultService
-        if grammar != nil, url.hasSuffix("/speechToText") { url += "Custom" }
-        var configuration = SpeechRequestConfiguration(
-            recognitionURL: url, speechContext: context ?? (grammar == nil ? "Generic" : "GrammarList"),
-            authorization: authorization, audioFormat: format)
-        configuration.connectionTimeout = connectionTimeout
-        configuration.serverResponseTimeout = serverResponseTimeout
-        configuration.extraArguments = try extraArguments.map { pair in
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw ValidationError("--x-arg \(pair): expected NAME=VALUE")
-            }
-            return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
-        }
-        if let lexicon {
-            configuration.partsBeforeAudio.append(
-                .init(
-                    name: "x-dictionary", contentType: "application/pls+xml", data: try Self.read(lexicon, "--lexicon"))
-            )
-        }
-        if let grammar {
-            configuration.partsBeforeAudio.append(
-                .init(name: "x-grammar", contentType: "application/srgs+xml", data: try Self.read(grammar, "--grammar"))
-            )
-        } else if lexicon != nil {
-            throw ValidationError("--lexicon needs --grammar (both go to speechToTextCustom)")
-        }
-        return configuration
+        try Self.usage { try settings.speechRequestConfiguration(defaultFormat: defaultFormat) }
     }
 
-    /// The protocol `url` speaks, and the URL to post to: from the path, or `forced` (which also gives a
-    /// URL without a path its API's usual one). Throws naming the paths expected.
-    static func endpoint(_ url: String, forced: ServiceAPI?) throws -> (api: ServiceAPI, url: String) {
-        guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", components.host?.isEmpty == false
-        else {
-            throw ValidationError("--service \(url): expected an http(s) URL such as \(Self.defaultService)")
-        }
-        let path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
-        let found: ServiceAPI? =
-            if path.hasSuffix("/v1/audio/transcriptions") || path.hasSuffix("/v1") {
-                .openai
-            } else if path.hasSuffix("/speech/v3/speechToText") || path.hasSuffix("/speech/v3/speechToTextCustom") {
-                .att
-            } else {
-                nil
-            }
-        if let found, let forced, found != forced {
-            throw ValidationError("--api \(forced.rawValue) does not match --service \(url), a \(found.name) path")
-        }
-        guard let api = found ?? forced else {
-            throw ValidationError(
-                "--service \(url): expected a path ending in /speech/v3/speechToText (the Speech API) or "
-                    + "/v1/audio/transcriptions (OpenAI-compatible), or --api att|openai")
-        }
-        if path.isEmpty || path.hasSuffix("/v1") {
-            components.path =
-                path
-                + (api == .openai
-                    ? (path.hasSuffix("/v1") ? "" : "/v1") + "/audio/transcriptions" : "/speech/v3/speechToText")
-        }
-        return (api, components.string ?? url)
+    /// How to make a backend for --service's protocol, checked once.
+    func backendFactory() throws -> RecognitionBackendFactory {
+        try Self.usage { try settings.backendFactory(defaultFormat: .flac) }
     }
 
-    private static func read(_ path: String, _ option: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw EarshotError(.invalidInput, "\(path): cannot read the \(option) file")
+    /// A setting given wrongly is a usage error (exit 1); a file that cannot be read stays an I/O error.
+    private static func usage<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let invalid as RecognitionServiceSettings.Invalid {
+            throw ValidationError(invalid.description)
         }
-        return [UInt8](data)
     }
 }
 
-/// The protocols a recognition service may speak.
-enum ServiceAPI: String, ExpressibleByArgument, CaseIterable {
-    case att, openai
-
-    var name: String { self == .att ? "Speech API" : "OpenAI" }
-}
+extension RecognitionAPI: ExpressibleByArgument {}

@@ -157,7 +157,7 @@ struct Transcribe: AsyncParsableCommand {
         -> (make: @Sendable () throws -> any SegmentTranscriber, parameters: TranscriptParameters)
     {
         if let service = serviceOptions.service {
-            let (makeBackend, format) = try serviceBackend(service)
+            let backends = try serviceOptions.backendFactory()
             let retry: RetryPolicy
             do {
                 retry = try RetryPolicy(retries: retries)
@@ -172,13 +172,13 @@ struct Transcribe: AsyncParsableCommand {
                 {
                     let backend: any RecognitionBackend
                     do throws(SpeechClientError) {
-                        backend = try makeBackend()
+                        backend = try backends.makeBackend()
                     } catch {
                         throw error.earshotError
                     }
                     return ServiceTranscriber(backend: backend, retry: retry, onRetry: note)
                 },
-                TranscriptParameters(service: service, audioFormat: format.rawValue, settings: settings)
+                TranscriptParameters(service: service, audioFormat: backends.audioFormat.rawValue, settings: settings)
             )
         }
         let model = try recognizerOptions.resolve(language: serviceOptions.language)
@@ -193,70 +193,6 @@ struct Transcribe: AsyncParsableCommand {
                 embedded: configuration, decoder: recognizerOptions.decoderOptions.preset, settings: settings)
         }
         return ({ embeddedTranscriber(for: try model.makeRecognizer()) }, parameters)
-    }
-
-    /// How to make a backend for the service's protocol, from --service and the options that go with
-    /// it (checked here, once), and the wire format it sends.
-    private func serviceBackend(_ service: String) throws
-        -> (make: @Sendable () throws(SpeechClientError) -> any RecognitionBackend, format: CodecFormat)
-    {
-        let (api, url) = try ServiceOptions.endpoint(service, forced: serviceOptions.api)
-        switch api {
-        case .att:
-            var options = serviceOptions
-            options.service = url
-            let configuration = try options.configuration(defaultFormat: .flac)
-            do {
-                try configuration.validate()
-            } catch {
-                throw ValidationError(error.description)
-            }
-            return (
-                { () throws(SpeechClientError) in try SpeechAPIBackend(configuration: configuration) },
-                configuration.audioFormat
-            )
-        case .openai:
-            for (option, given) in [
-                ("--grammar", serviceOptions.grammar != nil), ("--lexicon", serviceOptions.lexicon != nil),
-                ("--context", serviceOptions.context != nil), ("--x-arg", !serviceOptions.extraArguments.isEmpty),
-            ] where given {
-                throw ValidationError("\(option) is a Speech API option; \(url) is OpenAI-compatible")
-            }
-            let environment = ProcessInfo.processInfo.environment
-            let key = serviceOptions.token ?? environment["EARSHOT_TOKEN"] ?? environment["OPENAI_API_KEY"]
-            var credentials: (appKey: String, secret: String)?
-            if key == nil, let appKey = serviceOptions.appKey ?? environment["EARSHOT_APP_KEY"],
-                let secret = serviceOptions.secret ?? environment["EARSHOT_SECRET"]
-            {
-                credentials = (appKey, secret)
-            }
-            var configuration = OpenAITranscriptionClient.Configuration(
-                url: url, apiKey: key, model: serviceOptions.model ?? "whisper-1",
-                language: serviceOptions.language)
-            configuration.connectionTimeout = serviceOptions.connectionTimeout
-            configuration.responseTimeout = serviceOptions.serverResponseTimeout
-            let format: CodecFormat
-            if let name = serviceOptions.audioFormat {
-                guard let given = CodecFormat(rawValue: name), [.wav, .flac, .opus].contains(given) else {
-                    throw ValidationError(
-                        "--audio-format \(name): an OpenAI-compatible service takes wav, flac or opus")
-                }
-                format = given
-            } else {
-                format = .wav  // what every OpenAI-compatible server reads
-            }
-            do {  // checks the URL and model once, for a usage error rather than one per segment
-                try OpenAITranscriptionClient.validate(configuration)
-            } catch {
-                throw ValidationError(error.description)
-            }
-            let (settings, given) = (configuration, credentials)
-            return (
-                { () throws(SpeechClientError) in
-                    try OpenAITranscriptionClient(configuration: settings, audioFormat: format, credentials: given)
-                }, format
-            )
-        }
     }
 
     func run() async throws {
