@@ -95,7 +95,7 @@ let package = Package(
             dependencies: ["EarshotCore", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC"],
             swiftSettings: strictSwift6),
         .target(
-            name: "EarshotVAD", dependencies: ["EarshotCore", "CFFTW", "CSpeexDSP", "COpenBLAS"],
+            name: "EarshotVAD", dependencies: ["EarshotCore", "EarshotDSP", "CFFTW", "CSpeexDSP", "COpenBLAS"],
             swiftSettings: strictSwift6),
         .target(
             name: "EarshotTranscription",

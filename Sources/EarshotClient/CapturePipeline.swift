@@ -24,7 +24,7 @@ public final class CapturePipeline {
         }
     }
     typealias Transport = StageChain<Encoding, TransportChunker>
-    typealias Analysis = StageChain<StageChain<VADStage, DecisionSmoother>, EndpointerStage>
+    typealias Analysis = StageChain<SpeechDetectorStage, EndpointerStage>
     typealias Chain = StageChain<Resampler, StageChain<LevelMeter, StageFork<Transport, Analysis>>>
 
     /// The working format: mono at the wire format's rate.
@@ -48,11 +48,9 @@ public final class CapturePipeline {
         let rate = configuration.audioFormat.defaultSampleRate
         let resampler = try Resampler(inputFormat: sourceFormat, configuration: .init(sampleRate: rate))
         format = resampler.outputFormat
-        let vad = try VADStage(
-            detector: try configuration.detector.makeDetector(
-                sampleRate: rate, models: configuration.detectorModels))
-        let smoother = try DecisionSmoother(
-            configuration: SmoothingConfiguration(), sampleRate: rate, hopLength: vad.detector.hopLength)
+        let detection = try SpeechDetectorStage(
+            detector: configuration.detector, models: configuration.detectorModels,
+            smoothing: SmoothingConfiguration(), sampleRate: rate)
         var endpointer = EndpointerStage(configuration: configuration.endpointing, start: .zero(sampleRate: rate))
         if let ask = configuration.shouldEndRecording {
             let vetoes = self.vetoes
@@ -65,17 +63,17 @@ public final class CapturePipeline {
         let encoder = try configuration.audioFormat.makeEncoder(sampleRate: rate)
         contentType = encoder.contentType
         let transport = Encoding(encoder: encoder).then(try TransportChunker())
-        let analysis = vad.then(smoother).then(endpointer)
+        let analysis = detection.then(endpointer)
         chain = resampler.then(
             try LevelMeter().then(transport.fork(analysis) { $0.second.endpointer.isListening }))
     }
 
     /// Whether the endpointer, at the end of the chain's analysis branch, has decided the
     /// interaction's outcome.
-    public var outcome: InteractionOutcome? { chain.second.second.second.second.endpointer.outcome }
+    public var outcome: InteractionOutcome? { chain.analysis.second.endpointer.outcome }
 
     /// Media time (at ``format``'s rate) just after the last sample processed.
-    var now: MediaTime { chain.first.outputEnd ?? .zero(sampleRate: format.sampleRate) }
+    var now: MediaTime { chain.resampler.outputEnd ?? .zero(sampleRate: format.sampleRate) }
 
     /// Processes one captured block.
     public func process(_ buffer: AudioBuffer) throws -> Step {
@@ -100,7 +98,7 @@ public final class CapturePipeline {
         if flushed { return [] }
         flushed = true
         transportOutput.removeAll()
-        try chain.second.second.first.finish(into: &transportOutput)
+        try chain.transport.finish(into: &transportOutput)
         return transportOutput.items
     }
 
@@ -137,4 +135,14 @@ public final class CapturePipeline {
         }
         return translated
     }
+}
+
+/// The capture chain's stages by name: resampler → level meter → fork of (transport, analysis).
+extension CapturePipeline.Chain {
+    var resampler: Resampler { first }
+    var transport: CapturePipeline.Transport {
+        get { second.second.first }
+        set { second.second.first = newValue }
+    }
+    var analysis: CapturePipeline.Analysis { second.second.second }
 }

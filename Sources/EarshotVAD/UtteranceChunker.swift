@@ -33,7 +33,7 @@ public final class UtteranceChunker: AudioStage {
     public let format: AudioFormat
 
     /// The detector and its smoother: smoothed speech decisions, one per hop.
-    private var analysis: StageChain<VADStage, DecisionSmoother>
+    private var analysis: SpeechDetectorStage
     private let hop: Int
     private let maxFrames: Int64
     private let minFrames: Int64
@@ -57,14 +57,11 @@ public final class UtteranceChunker: AudioStage {
     /// A chunker running `configuration`'s detector at its native rate of 16 kHz (or `sampleRate`,
     /// which must be one the detector supports).
     public init(configuration: UtteranceChunkerConfiguration, sampleRate: Int = 16_000) throws {
-        let detector = try configuration.detector.makeDetector(
-            sampleRate: sampleRate, models: configuration.models)
-        let vad = try VADStage(detector: detector)
-        format = vad.format
-        hop = detector.hopLength
-        analysis = vad.then(
-            try DecisionSmoother(
-                configuration: configuration.smoothing, sampleRate: sampleRate, hopLength: detector.hopLength))
+        analysis = try SpeechDetectorStage(
+            detector: configuration.detector, models: configuration.models, smoothing: configuration.smoothing,
+            sampleRate: sampleRate)
+        format = analysis.detection.format
+        hop = analysis.detection.detector.hopLength
         self.configuration = configuration
         maxFrames = Int64((configuration.maxSegmentDuration * Double(sampleRate)).rounded())
         minFrames = Int64((configuration.minSegmentDuration * Double(sampleRate)).rounded())

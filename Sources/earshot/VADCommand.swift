@@ -138,29 +138,25 @@ struct VAD: ParsableCommand {
         /// The argument it came from (a path, or - for standard input).
         var file: String
         var name: String
-        var duration: Double
-        var track: DetectorTrack
+        var detection: SpeechDetection
         var segments: [LabeledSegment]
 
+        var duration: Double { detection.duration }
         /// One probability per 10 ms cell.
-        var gridProbabilities: [Float] { track.gridProbabilities(duration: duration) }
+        var gridProbabilities: [Float] {
+            DetectorTrack(sampleRate: SpeechDetection.workingRate, hopLength: detection.hopLength, frames: detection.frames)
+                .gridProbabilities(duration: duration)
+        }
     }
 
     func analyze(_ file: String, detector: DetectorKind, models: DetectorModels, smoothing: SmoothingConfiguration)
         throws -> Analysis
     {
         var source = try layout.open(file)
-        let track = try DetectorTrack.compute(source: &source, detector: detector, models: models)
-        // The frames cover the whole stream (resampled length = round(n × ratio)), so they give its duration.
-        let duration = track.frames.last?.end.seconds ?? 0
-        let replay = try track.replay(
-            smoothing: smoothing, endpointer: try EndpointerConfiguration(), keepingDecisions: true)
-        let segments = replay.decisions.speechSegments().map {
-            LabeledSegment(start: $0.lowerBound.seconds, end: min($0.upperBound.seconds, duration))
-        }
+        let detection = try SpeechDetection.run(source: &source, detector: detector, models: models, smoothing: smoothing)
         return Analysis(
-            file: file, name: InputLayoutOptions.displayName(file), duration: duration, track: track, segments: segments
-        )
+            file: file, name: InputLayoutOptions.displayName(file), detection: detection,
+            segments: detection.speech.map { LabeledSegment(start: $0.lowerBound, end: $0.upperBound) })
     }
 
     /// Every file this run would write, to refuse one that is an input before any work.

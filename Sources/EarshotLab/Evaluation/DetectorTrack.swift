@@ -1,5 +1,4 @@
 public import EarshotCore
-import EarshotDSP
 import EarshotIO
 public import EarshotVAD
 import Foundation
@@ -28,7 +27,7 @@ public struct DetectorTrack: Sendable {
     }
 
     /// The rate detectors run at in the lab: the working rate of the recognizer.
-    public static let workingRate = 16_000
+    public static let workingRate = SpeechDetection.workingRate
 
     /// Runs `detector` over the audio at `path`, resampled to 16 kHz mono.
     public static func compute(path: String, detector kind: DetectorKind, models: DetectorModels = .none) throws
@@ -38,19 +37,12 @@ public struct DetectorTrack: Sendable {
         return try compute(source: &source, detector: kind, models: models)
     }
 
-    /// Runs `detector` over what `source` gives, resampled to 16 kHz mono.
+    /// Runs `detector` over what `source` gives, resampled to 16 kHz mono (``SpeechDetection``).
     public static func compute(
         source: inout any AudioSource, detector kind: DetectorKind, models: DetectorModels = .none
     ) throws -> DetectorTrack {
-        let vad = try VADStage(detector: kind.makeDetector(sampleRate: workingRate, models: models))
-        var stage: any AudioStage<AudioBuffer, VADFrame> =
-            source.format == .wideband
-            ? vad
-            : try Resampler(inputFormat: source.format, configuration: .init(sampleRate: workingRate, quality: 4))
-                .then(vad)
-        var frames: [VADFrame] = []
-        try Pipeline.run(&source, through: &stage) { frames.append(contentsOf: $0.items) }
-        return DetectorTrack(sampleRate: workingRate, hopLength: vad.detector.hopLength, frames: frames)
+        let detection = try SpeechDetection.run(source: &source, detector: kind, models: models)
+        return DetectorTrack(sampleRate: workingRate, hopLength: detection.hopLength, frames: detection.frames)
     }
 
     /// A track on the 10 ms grid from one probability per cell (the `NAME.prob` layout).
