@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "EarshotTranscription",
             dependencies: [
-                "EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer", "EarshotCodecs",
+                "EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotRecognizer",
             ],
             swiftSettings: strictSwift6),
         // Transcription through a recognition service: the one piece of transcription that needs the
@@ -157,7 +157,7 @@ let package = Package(
             ],
             swiftSettings: strictSwift6),
         .target(
-            name: "EarshotTesting", dependencies: ["EarshotCore", "EarshotIO"], swiftSettings: strictSwift6),
+            name: "EarshotTesting", dependencies: ["EarshotCore"], swiftSettings: strictSwift6),
         // Which threads a suite runs on (swift-testing traits): apart from EarshotTesting, which the
         // fuzz targets link without swift-testing.
         .target(
@@ -256,8 +256,8 @@ let package = Package(
         .executableTarget(
             name: "EarshotBenchmarks",
             dependencies: [
-                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotLab", "EarshotTesting",
-                "EarshotClient", "EarshotRecognizer", "EarshotTranscription", "EarshotWhisper", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC", "CFFTW",
+                "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotTesting",
+                "EarshotClient", "EarshotRecognizer", "EarshotTranscription", "EarshotWhisper", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",

@@ -21,15 +21,6 @@ public enum ExternalTool {
     /// and drains its output and errors as they come, so a child that writes a lot before it reads
     /// cannot deadlock either side, and no thread is started. A child that closes its input early
     /// ends the feeding (SIGPIPE is ignored in this process, so the write fails with EPIPE instead).
-    /// Encodes `input` with the `ffmpeg` CLI (real FFmpeg, Debian's) into `output`, with `options` between
-    /// them; throws with ffmpeg's message if it fails.
-    public static func ffmpeg(_ input: String, _ options: [String], to output: String) throws {
-        let run = try run(["ffmpeg", "-loglevel", "error", "-y", "-i", input] + options + [output])
-        guard run.status == 0 else {
-            throw EarshotError(.invalidInput, "ffmpeg -i \(input) \(options.joined(separator: " ")) \(output): \(run.standardError)")
-        }
-    }
-
     public static func run(_ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:])
         throws -> Result
     {
@@ -56,6 +47,15 @@ public enum ExternalTool {
         return Result(
             status: process.terminationStatus, standardOutput: Data(streams.outputBytes),
             standardError: String(decoding: streams.errorBytes, as: UTF8.self))
+    }
+
+    /// Encodes `input` with the `ffmpeg` CLI (real FFmpeg, Debian's) into `output`, with `options` between
+    /// them; throws with ffmpeg's message if it fails.
+    public static func ffmpeg(_ input: String, _ options: [String], to output: String) throws {
+        let run = try run(["ffmpeg", "-loglevel", "error", "-y", "-i", input] + options + [output])
+        guard run.status == 0 else {
+            throw EarshotError(.invalidInput, "ffmpeg -i \(input) \(options.joined(separator: " ")) \(output): \(run.standardError)")
+        }
     }
 
     /// The `earshot` executable built beside the running test bundle.
