@@ -110,12 +110,11 @@ public struct RequestError: Sendable, Equatable, CustomStringConvertible {
     /// An OAuth token endpoint's refusal (`{"error":"invalid_client"}`, RFC 6749 section 5.2), as
     /// `OAuth invalid_client: …` naming the token URL, so a wrong key or secret reads as one.
     init?(oauth data: [UInt8], tokenURL: String) {
-        guard let document = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any],
-            let code = document["error"] as? String
-        else { return nil }
+        guard let document = try? JSONDecoder().decode(OAuthErrorDocument.self, from: Data(data)) else { return nil }
+        let code = document.error
         kind = "OAuth"
         messageID = code
-        let detail = (document["error_description"] as? String).map { " (\($0))" } ?? ""
+        let detail = document.errorDescription.map { " (\($0))" } ?? ""
         text =
             "\(tokenURL) refused the token request\(detail)"
             + (code == "invalid_client" ? "; check the app key and secret" : "")

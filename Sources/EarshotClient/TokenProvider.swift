@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import EarshotWire
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -60,17 +61,16 @@ actor TokenProvider {
         } catch {
             throw HTTPFailure.classify(error, during: "the token request to \(tokenURL)")
         }
-        guard status == 200,
-            let document = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
-            let access = document["access_token"] as? String
+        guard status == 200, let document = try? JSONDecoder().decode(OAuthTokenDocument.self, from: Data(reply))
         else {
             throw .httpStatus(
                 status == 200 ? 502 : status,
                 RequestError(json: reply) ?? RequestError(oauth: reply, tokenURL: tokenURL))
         }
-        let lifetime =
-            (document["expires_in"] as? String).flatMap(Double.init) ?? (document["expires_in"] as? Double) ?? 7200
-        current = (access, document["refresh_token"] as? String, .now + .seconds(lifetime - min(60, lifetime / 10)))
-        return access
+        let lifetime = document.expiresIn
+        current = (
+            document.accessToken, document.refreshToken, .now + .seconds(lifetime - min(60, lifetime / 10))
+        )
+        return document.accessToken
     }
 }

@@ -70,31 +70,90 @@ public struct LoadReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The report as JSON (`schema_version` 1; times in seconds, the unit in the field names).
+    /// The report as JSON (`schema_version` 1; times in seconds, the unit in the field names; a
+    /// quantile of no values is null).
     public func json() throws -> Data {
-        let formatter = ISO8601DateFormatter()
-        let document: [String: Any] = [
-            "schema_version": 1, "url": url, "corpus": corpus, "date": formatter.string(from: date),
-            "levels": levels.map { level -> [String: Any] in
-                let l = level.latencies
-                var entry: [String: Any] = [
-                    "streams": level.streams, "completed": level.completed, "failed": level.failed,
-                    "failures": level.failures, "latencies_s": l,
-                ]
-                for (name, p) in [("p50_s", 0.5), ("p90_s", 0.9), ("p95_s", 0.95), ("p99_s", 0.99)] {
-                    entry[name] = Level.quantile(l, p) ?? NSNull()
-                }
-                entry["max_s"] = l.last ?? NSNull()
-                let endpoint = level.afterEndpoint
-                entry["endpoint_to_result_s"] = endpoint
-                entry["endpoint_p50_s"] = Level.quantile(endpoint, 0.5) ?? NSNull()
-                entry["endpoint_p95_s"] = Level.quantile(endpoint, 0.95) ?? NSNull()
-                entry["partial_lag_p50_s"] = Level.quantile(level.partialLags, 0.5) ?? NSNull()
-                entry["partial_lag_p90_s"] = Level.quantile(level.partialLags, 0.9) ?? NSNull()
-                entry["server_cpu_cores"] = level.serverCPU ?? NSNull()
-                return entry
-            },
-        ]
-        return try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(Document(self))
+    }
+
+    /// The JSON layout of a report.
+    struct Document: Encodable {
+        var schemaVersion = 1
+        var url: String
+        var corpus: String
+        var date: String
+        var levels: [LevelDocument]
+
+        init(_ report: LoadReport) {
+            url = report.url
+            corpus = report.corpus
+            date = ISO8601DateFormatter().string(from: report.date)
+            levels = report.levels.map(LevelDocument.init)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case url, corpus, date, levels
+            case schemaVersion = "schema_version"
+        }
+    }
+
+    struct LevelDocument: Encodable {
+        var streams: Int
+        var completed: Int
+        var failed: Int
+        var failures: [String: Int]
+        var latencies: [Double]
+        var p50, p90, p95, p99, max: Double?
+        var endpointToResult: [Double]
+        var endpointP50, endpointP95: Double?
+        var partialLagP50, partialLagP90: Double?
+        var serverCPUCores: Double?
+
+        init(_ level: Level) {
+            streams = level.streams
+            completed = level.completed
+            failed = level.failed
+            failures = level.failures
+            latencies = level.latencies
+            (p50, p90, p95, p99) = (
+                Level.quantile(latencies, 0.5), Level.quantile(latencies, 0.9), Level.quantile(latencies, 0.95),
+                Level.quantile(latencies, 0.99)
+            )
+            max = latencies.last
+            endpointToResult = level.afterEndpoint
+            endpointP50 = Level.quantile(endpointToResult, 0.5)
+            endpointP95 = Level.quantile(endpointToResult, 0.95)
+            partialLagP50 = Level.quantile(level.partialLags, 0.5)
+            partialLagP90 = Level.quantile(level.partialLags, 0.9)
+            serverCPUCores = level.serverCPU
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case streams, completed, failed, failures
+            case latencies = "latencies_s", p50 = "p50_s", p90 = "p90_s", p95 = "p95_s", p99 = "p99_s", max = "max_s"
+            case endpointToResult = "endpoint_to_result_s", endpointP50 = "endpoint_p50_s"
+            case endpointP95 = "endpoint_p95_s", partialLagP50 = "partial_lag_p50_s"
+            case partialLagP90 = "partial_lag_p90_s", serverCPUCores = "server_cpu_cores"
+        }
+
+        /// Every field is written, absent values as null, so readers see one layout.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(streams, forKey: .streams)
+            try container.encode(completed, forKey: .completed)
+            try container.encode(failed, forKey: .failed)
+            try container.encode(failures, forKey: .failures)
+            try container.encode(latencies, forKey: .latencies)
+            try container.encode(endpointToResult, forKey: .endpointToResult)
+            for (value, key) in [
+                (p50, CodingKeys.p50), (p90, .p90), (p95, .p95), (p99, .p99), (max, .max),
+                (endpointP50, .endpointP50), (endpointP95, .endpointP95), (partialLagP50, .partialLagP50),
+                (partialLagP90, .partialLagP90), (serverCPUCores, .serverCPUCores),
+            ] {
+                try container.encode(value, forKey: key)
+            }
+        }
     }
 }

@@ -34,9 +34,7 @@ enum OpenAIError {
     static func response(for error: ServiceError) -> Response {
         var headers = error.headers
         headers[.contentType] = "application/json"
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(body(for: error))) ?? Data()
+        let data = (try? JSONEncoder.wire.encode(body(for: error))) ?? Data()
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -69,9 +69,7 @@ struct TranscriptionRoute: Sendable {
             })
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(list)) ?? Data()
+        let data = (try? JSONEncoder.wire.encode(list)) ?? Data()
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

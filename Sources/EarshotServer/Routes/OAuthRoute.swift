@@ -1,3 +1,4 @@
+import EarshotWire
 import Foundation
 import Hummingbird
 import Logging
@@ -24,11 +25,11 @@ struct OAuthRoute: Sendable {
                 1, Int((Double(wait.components.seconds) + 1e-18 * Double(wait.components.attoseconds)).rounded(.up)))
             logger.info("token request refused: too many failed attempts", metadata: ["retry_after": "\(seconds)"])
             var response = Self.json(
-                [
-                    "error": "too_many_attempts",
-                    "error_description":
-                        "too many failed token requests for this app or address; retry after \(seconds) s",
-                ], status: .tooManyRequests)
+                OAuthErrorDocument(
+                    error: "too_many_attempts",
+                    errorDescription:
+                        "too many failed token requests for this app or address; retry after \(seconds) s"),
+                status: .tooManyRequests)
             response.headers[.retryAfter] = String(seconds)
             return response
         }
@@ -57,10 +58,8 @@ struct OAuthRoute: Sendable {
         }
         logger.info("token issued", metadata: ["scope": "\(grant.scope)", "expires_in": "\(grant.expiresIn)"])
         // expires_in is a string, as the seed's example 3-5 shows it.
-        let document = [
-            "access_token": grant.accessToken, "expires_in": String(grant.expiresIn),
-            "refresh_token": grant.refreshToken,
-        ]
+        let document = OAuthTokenDocument(
+            accessToken: grant.accessToken, expiresIn: Double(grant.expiresIn), refreshToken: grant.refreshToken)
         return Self.json(document, status: .ok)
     }
 
@@ -82,11 +81,11 @@ struct OAuthRoute: Sendable {
     }
 
     static func error(_ code: String, status: HTTPResponse.Status) -> Response {
-        json(["error": code], status: status)
+        json(OAuthErrorDocument(error: code), status: status)
     }
 
-    static func json(_ document: [String: String], status: HTTPResponse.Status) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
+    static func json(_ document: some Encodable, status: HTTPResponse.Status) -> Response {
+        let data = (try? JSONEncoder.wire.encode(document)) ?? Data()
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
