@@ -1,22 +1,8 @@
 public import EarshotCodecs
+public import EarshotCore
 
 /// What a recognition service heard in one utterance's audio; times in seconds from the audio's start.
 public struct RecognitionReply: Sendable, Equatable {
-    public struct Word: Sendable, Equatable {
-        public var word: String
-        public var start: Double
-        public var end: Double
-        /// The service's confidence in [0, 1], if it gives one.
-        public var confidence: Double?
-
-        public init(word: String, start: Double, end: Double, confidence: Double? = nil) {
-            self.word = word
-            self.start = start
-            self.end = end
-            self.confidence = confidence
-        }
-    }
-
     /// A timed stretch of text, from a service that times segments but not words.
     public struct Segment: Sendable, Equatable {
         public var start: Double
@@ -34,11 +20,11 @@ public struct RecognitionReply: Sendable, Equatable {
     public var text: String
     public var confidence: Double?
     /// The words with their times, when the service gives them.
-    public var words: [Word]
+    public var words: [TimedWord]
     /// Segment times, when the service gives those but not word times.
     public var segments: [Segment]
 
-    public init(text: String, confidence: Double? = nil, words: [Word] = [], segments: [Segment] = []) {
+    public init(text: String, confidence: Double? = nil, words: [TimedWord] = [], segments: [Segment] = []) {
         self.text = text
         self.confidence = confidence
         self.words = words

@@ -1,3 +1,5 @@
+public import EarshotCore
+
 /// One labelled recording of a corpus: one line of its `manifest.jsonl`.
 ///
 /// A line reads, with keys in this order (the writer sorts nothing else, so rebuilt manifests are
@@ -22,13 +24,13 @@ public struct CorpusEntry: Sendable, Equatable, Codable {
     /// What is said, if known.
     public var transcript: String?
     /// Word-level labels, if known (forced alignment or synthesis).
-    public var words: [LabeledWord]?
+    public var words: [TimedWord]?
     /// Free-form tags: `source`, `licence`, `voice`, `noise`, `snr_db`, …
     public var tags: [String: String]
 
     public init(
         path: String, duration: Double, speech: [LabeledSegment], transcript: String? = nil,
-        words: [LabeledWord]? = nil, tags: [String: String] = [:]
+        words: [TimedWord]? = nil, tags: [String: String] = [:]
     ) {
         self.path = path
         self.duration = duration
@@ -66,21 +68,3 @@ public struct LabeledSegment: Sendable, Equatable, Hashable, Codable {
     }
 }
 
-/// One word with its time span, in seconds.
-public struct LabeledWord: Sendable, Equatable, Codable {
-    public var word: String
-    public var start: Double
-    public var end: Double
-
-    public init(word: String, start: Double, end: Double) {
-        self.word = word
-        self.start = start
-        self.end = end
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case word
-        case start = "start_s"
-        case end = "end_s"
-    }
-}

@@ -69,7 +69,7 @@ public enum ManifestWriter {
         "{\"start_s\":\(seconds(segment.start)),\"end_s\":\(seconds(segment.end))}"
     }
 
-    private static func word(_ word: LabeledWord) -> String {
+    private static func word(_ word: TimedWord) -> String {
         "{\"word\":\(JSONText.quoted(word.word)),\"start_s\":\(seconds(word.start)),\"end_s\":\(seconds(word.end))}"
     }
 }

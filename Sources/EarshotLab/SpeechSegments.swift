@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// Turns word times and clean signals into speech segments, the way every recipe labels speech.
@@ -22,7 +22,7 @@ public enum SpeechSegments {
     }
 
     /// Speech segments covering `words`, with pauses under `gap` merged.
-    public static func segments(from words: [LabeledWord], gap: Double = defaultMergeGap) -> [LabeledSegment] {
+    public static func segments(from words: [TimedWord], gap: Double = defaultMergeGap) -> [LabeledSegment] {
         merged(words.map { LabeledSegment(start: $0.start, end: $0.end) }, gap: gap)
     }
 

@@ -23,18 +23,6 @@ import Foundation
 /// short), alignment fails with `.recognizerFailed` rather than returning a partial answer.
 /// Not thread-safe: one aligner per task.
 public final class ForcedAligner {
-    /// One aligned word, in seconds from the start of the audio.
-    public struct Word: Sendable, Equatable {
-        public var word: String
-        public var start: Double
-        public var end: Double
-        public init(word: String, start: Double, end: Double) {
-            self.word = word
-            self.start = start
-            self.end = end
-        }
-    }
-
     public let configuration: PocketSphinxConfiguration
     /// The rate the audio must be at.
     public let format: AudioFormat
@@ -74,7 +62,7 @@ public final class ForcedAligner {
     /// Aligns `transcript` to `samples` (mono, at ``format``'s rate, in [-1, 1]).
     ///
     /// Returns one entry per transcript word, in order, with times in seconds from the first sample.
-    public func align(transcript: String, samples: [Float]) throws -> [Word] {
+    public func align(transcript: String, samples: [Float]) throws -> [TimedWord] {
         let words = Self.words(in: transcript)
         guard !words.isEmpty else {
             throw EarshotError(.invalidParameter, "forced alignment: the transcript is empty")
@@ -122,10 +110,10 @@ public final class ForcedAligner {
     }
 
     /// The best path's words (fillers and silences left out), with times clamped to the audio.
-    private func alignedWords(sampleCount: Int) -> [Word] {
+    private func alignedWords(sampleCount: Int) -> [TimedWord] {
         let rate = Double(format.sampleRate)
         let duration = Double(sampleCount) / rate
-        var words: [Word] = []
+        var words: [TimedWord] = []
         var segment = ps_seg_iter(decoder)
         while let current = segment {
             defer { segment = ps_seg_next(current) }
@@ -137,7 +125,7 @@ public final class ForcedAligner {
             ps_seg_frames(current, &first, &last)
             let start = min(Double(Int(first) * samplesPerFrame) / rate, duration)
             let end = min(Double((Int(last) + 1) * samplesPerFrame) / rate, duration)
-            words.append(Word(word: word, start: start, end: end))
+            words.append(TimedWord(word: word, start: start, end: end))
         }
         return words
     }

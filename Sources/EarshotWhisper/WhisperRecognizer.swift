@@ -211,14 +211,14 @@ public final class WhisperRecognizer: Recognizer {
                 let last = words.count - 1
                 words[last].word += spelled
                 words[last].end = max(words[last].end, end)
-                words[last].confidence += (word.probability - words[last].confidence) / Double(pieces)
+                words[last].confidence += ((word.confidence ?? 0) - words[last].confidence) / Double(pieces)
                 continue
             }
             pieces = 1
             words.append(
                 RecognizedWord(
                     word: spelled, start: mediaTime(start + Int64((word.start * rate).rounded())), end: end,
-                    confidence: word.probability))
+                    confidence: word.confidence ?? 0))
         }
         let confidence =
             words.isEmpty

@@ -10,7 +10,7 @@ import Testing
     static let entry = CorpusEntry(
         path: "voices/m3-001.wav", duration: 7.25,
         speech: [LabeledSegment(start: 0.5, end: 2.125), LabeledSegment(start: 2.875, end: 5.0)],
-        transcript: "go \"forward\"", words: [LabeledWord(word: "go", start: 0.5, end: 0.71)],
+        transcript: "go \"forward\"", words: [TimedWord(word: "go", start: 0.5, end: 0.71)],
         tags: ["voice": "en-us+m3", "licence": "GPL-3.0-or-later", "snr_db": "10"])
 
     @Test func lineHasFixedKeyOrderAndShortNumbers() {

@@ -8,8 +8,8 @@ import Testing
 @Suite(.computing) struct SpeechSegmentsTests {
     @Test func wordsBecomeSegmentsWithShortGapsMerged() {
         let words = [
-            LabeledWord(word: "a", start: 0.5, end: 0.8), LabeledWord(word: "b", start: 0.95, end: 1.2),
-            LabeledWord(word: "c", start: 1.45, end: 1.6), LabeledWord(word: "d", start: 1.79, end: 2.0),
+            TimedWord(word: "a", start: 0.5, end: 0.8), TimedWord(word: "b", start: 0.95, end: 1.2),
+            TimedWord(word: "c", start: 1.45, end: 1.6), TimedWord(word: "d", start: 1.79, end: 2.0),
         ]
         // 0.15 s and 0.19 s gaps merge; the 0.25 s gap does not.
         #expect(

@@ -82,7 +82,7 @@ import Testing
                 #expect(
                     abs(w.start - r[1].number) < 1e-6 && abs(w.end - r[2].number) < 1e-6,
                     "\(what): '\(w.word)' at \(w.start)–\(w.end) vs \(r[1].number)–\(r[2].number)")
-                #expect(abs(w.probability - r[3].number) < 2e-3, "\(what): '\(w.word)' probability \(w.probability) vs \(r[3].number)")
+                #expect(abs((w.confidence ?? -1) - r[3].number) < 2e-3, "\(what): '\(w.word)' probability \(w.confidence ?? -1) vs \(r[3].number)")
             }
         }
     }

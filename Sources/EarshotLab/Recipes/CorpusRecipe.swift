@@ -101,14 +101,14 @@ public enum CorpusBuilder {
     /// An entry for `samples` (quantized as the file will hold them), with labels clamped to the
     /// audio and rounded to the millisecond as the manifest stores them.
     static func utterance(
-        path: String, samples: [Float], speech: [LabeledSegment], transcript: String?, words: [LabeledWord]?,
+        path: String, samples: [Float], speech: [LabeledSegment], transcript: String?, words: [TimedWord]?,
         tags: [String: String]
     ) -> RecipeUtterance {
         let duration = ManifestWriter.roundedSeconds(RecipeAudio.seconds(samples.count))
         let round = ManifestWriter.roundedSeconds
         let segments = speech.map { LabeledSegment(start: round($0.start), end: min(round($0.end), duration)) }
         let labelledWords = words?.map {
-            LabeledWord(word: $0.word, start: round($0.start), end: min(round($0.end), duration))
+            TimedWord(word: $0.word, start: round($0.start), end: min(round($0.end), duration))
         }
         let entry = CorpusEntry(
             path: path, duration: duration, speech: segments, transcript: transcript, words: labelledWords, tags: tags)

@@ -26,7 +26,7 @@ enum LongRecipe {
         var id: String
         var samples: [Float]
         var transcript: String
-        var words: [ForcedAligner.Word]
+        var words: [TimedWord]
         var shape: [Double]?
         var floor: Double
         var source: String
@@ -41,7 +41,7 @@ enum LongRecipe {
             var random = options.random(100 + UInt64(recording))
             var order: [Int] = []
             var samples: [Float] = []
-            var words: [LabeledWord] = []
+            var words: [TimedWord] = []
             var ids: [String] = []
             var transcripts: [String] = []
             var previous: Clip?
@@ -51,7 +51,7 @@ enum LongRecipe {
                 let lead = random.uniform(previous == nil ? 0.3...1.0 : 0.3...2.5)
                 samples += roomTone(like: previous ?? clip, seconds: lead, using: &random)
                 let offset = RecipeAudio.seconds(samples.count)
-                words += clip.words.map { LabeledWord(word: $0.word, start: $0.start + offset, end: $0.end + offset) }
+                words += clip.words.map { TimedWord(word: $0.word, start: $0.start + offset, end: $0.end + offset) }
                 samples += clip.samples
                 ids.append(clip.id)
                 transcripts.append(clip.transcript)

@@ -82,7 +82,7 @@ enum RealRecipe {
             }
             let samples = pad(lead) + clip + pad(tail)
             let offset = RecipeAudio.seconds(lead)
-            let words = aligned.map { LabeledWord(word: $0.word, start: $0.start + offset, end: $0.end + offset) }
+            let words = aligned.map { TimedWord(word: $0.word, start: $0.start + offset, end: $0.end + offset) }
             var tags = source.tags
             tags["labels"] = "forced-alignment"
             tags["padding"] = shape == nil ? "white-noise" : "background-shaped-noise"

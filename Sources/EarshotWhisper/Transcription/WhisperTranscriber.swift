@@ -1,5 +1,5 @@
 import CZlib
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 /// One segment of a Whisper transcript: text between two timestamps, times in seconds from the
@@ -17,17 +17,9 @@ public struct WhisperSegment: Sendable, Equatable {
     public var compressionRatio: Double
     /// The temperature the window was decoded at (0 unless it fell back).
     public var temperature: Double
-    /// The words, with times and probabilities (empty without word timestamps).
-    public var words: [WhisperWord]
-}
-
-/// A word of a Whisper transcript: its text (with any leading space and attached punctuation), its
-/// time in seconds from the start of the audio, and its probability.
-public struct WhisperWord: Sendable, Equatable {
-    public var word: String
-    public var start: Double
-    public var end: Double
-    public var probability: Double
+    /// The words (text with any leading space and attached punctuation), times in seconds from the
+    /// start of the audio, Whisper's probability as the confidence (empty without word timestamps).
+    public var words: [TimedWord]
 }
 
 /// Transcribes 16 kHz audio of any length as faster-whisper's `WhisperModel.transcribe` does (the
@@ -155,7 +147,7 @@ public final class WhisperTranscriber {
                         noSpeechProbability: Double(decoded.noSpeech), compressionRatio: decoded.compressionRatio,
                         temperature: decoded.temperature,
                         words: segment.words.map {
-                            WhisperWord(word: $0.word, start: $0.start, end: $0.end, probability: $0.probability)
+                            TimedWord(word: $0.word, start: $0.start, end: $0.end, confidence: $0.probability)
                         }))
             }
             if !options.conditionOnPreviousText || decoded.temperature > options.promptResetOnTemperature {
