@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "EarshotTesting", targets: ["EarshotTesting"]),
         .library(name: "EarshotServerTesting", targets: ["EarshotServerTesting"]),
         .library(name: "EarshotServer", targets: ["EarshotServer"]),
+        .library(name: "EarshotCapture", targets: ["EarshotCapture"]),
         .library(name: "EarshotClient", targets: ["EarshotClient"]),
     ],
     dependencies: [
@@ -144,10 +145,15 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSwift6),
+        // Live capture for one interaction (resampler → level → encoder and chunker beside VAD →
+        // smoother → endpointer), below and without the HTTP client.
+        .target(
+            name: "EarshotCapture", dependencies: ["EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotCodecs"],
+            swiftSettings: strictSwift6),
         .target(
             name: "EarshotClient",
             dependencies: [
-                "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotVAD", "EarshotWire",
+                "EarshotCore", "EarshotCapture", "EarshotCodecs", "EarshotVAD", "EarshotWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -257,7 +263,7 @@ let package = Package(
             name: "EarshotBenchmarks",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotTesting",
-                "EarshotClient", "EarshotRecognizer", "EarshotTranscription", "EarshotWhisper", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC",
+                "EarshotCapture", "EarshotRecognizer", "EarshotTranscription", "EarshotWhisper", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",

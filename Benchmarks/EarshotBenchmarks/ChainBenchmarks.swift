@@ -3,7 +3,7 @@
 // own CapturePipeline, fed from a 44.1 kHz WAV of real speech. Each iteration processes 10 s of audio.
 
 import Benchmark
-import EarshotClient
+import EarshotCapture
 import EarshotCodecs
 import EarshotCore
 import EarshotDSP
@@ -69,8 +69,7 @@ let endlessEndpointing = try! EndpointerConfiguration(
 /// The client's capture chain over a whole file; returns the bytes it would upload.
 func fullChain(_ path: String) throws -> Int {
     var source = try AudioFileSource(path: path, blockFrames: 4410)
-    var configuration = SpeechRequestConfiguration(
-        recognitionURL: "http://127.0.0.1/speech/v3/speechToText", authorization: .token("benchmark"))
+    var configuration = CaptureConfiguration()
     configuration.endpointing = endlessEndpointing
     let pipeline = try CapturePipeline(sourceFormat: source.format, configuration: configuration)
     var bytes = 0

@@ -1,4 +1,5 @@
 import AsyncAlgorithms
+import EarshotCapture
 import EarshotCodecs
 import EarshotCore
 import NIOCore
@@ -43,7 +44,7 @@ enum LiveCapture {
         defer { source.stop() }
         let pipeline: CapturePipeline
         do {
-            pipeline = try CapturePipeline(sourceFormat: source.format, configuration: configuration)
+            pipeline = try CapturePipeline(sourceFormat: source.format, configuration: configuration.capture)
         } catch {
             return .failure(.invalidParameter("\(error)"))
         }
@@ -52,7 +53,7 @@ enum LiveCapture {
         var sent: [UInt8] = []
         var bytesSent = 0
         func handle(_ step: CapturePipeline.Step) async {
-            for event in step.events { interaction.emit(event) }
+            for event in step.events { interaction.emit(SpeechEvent(event)) }
             for chunk in step.chunks {
                 // Waits until the upload has taken the chunk.
                 await channel.send(ByteBuffer(bytes: chunk.bytes))

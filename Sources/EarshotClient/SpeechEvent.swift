@@ -1,3 +1,4 @@
+public import EarshotCapture
 public import EarshotCore
 public import EarshotWire
 import Foundation
@@ -38,6 +39,19 @@ public enum SpeechEvent: Sendable {
     case succeeded(SpeechResponse)
     /// The interaction failed.
     case failed(SpeechClientError)
+}
+
+extension SpeechEvent {
+    /// A capture event as the interaction reports it.
+    public init(_ event: CaptureEvent) {
+        switch event {
+        case .audioLevel(let level, let time): self = .audioLevel(level, at: time)
+        case .speechStarted(let time): self = .speechStarted(at: time)
+        case .speechEnded(let time): self = .speechEnded(at: time)
+        case .shouldEndRecording(let time, let vetoed): self = .shouldEndRecording(at: time, vetoed: vetoed)
+        case .stoppedListening(let time, let reason): self = .stoppedListening(at: time, reason: reason)
+        }
+    }
 }
 
 /// A recognition answer (the SDK's table 5-5).

@@ -1,3 +1,4 @@
+public import EarshotCapture
 public import EarshotCodecs
 public import EarshotCore
 public import EarshotVAD
@@ -12,8 +13,8 @@ public struct SpeechRequestConfiguration: Sendable {
     public var speechContext: String
     /// How the request is authorized: a token, or app credentials to fetch one.
     public var authorization: Authorization
-    /// The format microphone audio is encoded in (Speex wideband, as the SDK).
-    public var audioFormat: CodecFormat
+    /// How live audio is captured, encoded and endpointed (the properties below forward to it).
+    public var capture: CaptureConfiguration
     /// `Content-Type` for `start(audioData:)` uploads; nil uses the audio format's.
     public var contentType: String?
     /// `X-Arg` pairs, merged after the generated defaults (a pair here replaces a default's value).
@@ -33,20 +34,9 @@ public struct SpeechRequestConfiguration: Sendable {
     public var connectionTimeout: Double
     /// Seconds to wait for the server's answer once the audio has been sent (30, as the SDK).
     public var serverResponseTimeout: Double
-    /// The endpointing properties (maxInitialSilence, endingSilence, minRecordingTime,
-    /// maxRecordingTime, cancelWhenSilent).
-    public var endpointing: EndpointerConfiguration
-    /// The voice activity detector that feeds the endpointer. Default ``DetectorKind/spectral``; set
-    /// ``DetectorKind/silero`` together with ``detectorModels``.
-    public var detector: DetectorKind
-    /// The models a learned detector needs (loaded once by the caller). Default none.
-    public var detectorModels: DetectorModels
     /// Asks the service for partial results (Earshot's extension: `X-Arg: PartialResults=true` and
     /// `Accept: application/x-ndjson`).
     public var reportsPartialResults: Bool
-    /// The SDK's `speechServiceShouldEndRecording:`: asked when the endpointer would end the
-    /// recording on silence; returning false keeps listening.
-    public var shouldEndRecording: (@Sendable (MediaTime) -> Bool)?
     /// Name and version reported in the default X-Args.
     public var clientApp: String
     public var clientVersion: String
@@ -79,7 +69,7 @@ public struct SpeechRequestConfiguration: Sendable {
         self.recognitionURL = recognitionURL
         self.speechContext = speechContext
         self.authorization = authorization
-        self.audioFormat = audioFormat
+        capture = CaptureConfiguration(audioFormat: audioFormat)
         contentType = nil
         extraArguments = []
         sendsDefaultXArgs = true
@@ -89,14 +79,36 @@ public struct SpeechRequestConfiguration: Sendable {
         partsAfterAudio = []
         connectionTimeout = 10
         serverResponseTimeout = 30
-        // The SDK's defaults are valid by construction.
-        endpointing = try! EndpointerConfiguration()
-        detector = .spectral
-        detectorModels = .none
         reportsPartialResults = false
-        shouldEndRecording = nil
         clientApp = "earshot"
         clientVersion = "0.1"
+    }
+
+    /// The format microphone audio is encoded in (Speex wideband, as the SDK).
+    public var audioFormat: CodecFormat {
+        get { capture.audioFormat }
+        set { capture.audioFormat = newValue }
+    }
+    /// The endpointing properties (maxInitialSilence, endingSilence, minRecordingTime,
+    /// maxRecordingTime, cancelWhenSilent).
+    public var endpointing: EndpointerConfiguration {
+        get { capture.endpointing }
+        set { capture.endpointing = newValue }
+    }
+    /// The voice activity detector that feeds the endpointer (``CaptureConfiguration/detector``).
+    public var detector: DetectorKind {
+        get { capture.detector }
+        set { capture.detector = newValue }
+    }
+    /// The models a learned detector needs.
+    public var detectorModels: DetectorModels {
+        get { capture.detectorModels }
+        set { capture.detectorModels = newValue }
+    }
+    /// The SDK's `speechServiceShouldEndRecording:` (``CaptureConfiguration/shouldEndRecording``).
+    public var shouldEndRecording: (@Sendable (MediaTime) -> Bool)? {
+        get { capture.shouldEndRecording }
+        set { capture.shouldEndRecording = newValue }
     }
 
     /// Whether the body is `multipart/x-srgs-audio`.

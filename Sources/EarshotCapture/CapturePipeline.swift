@@ -1,7 +1,7 @@
 public import EarshotCodecs
 public import EarshotCore
-import EarshotDSP
-import EarshotVAD
+public import EarshotDSP
+public import EarshotVAD
 
 /// The client's audio path for one interaction, fed block by block on the capture thread, as one
 /// chain of stages: resampler (to the wire format's rate, mono) → level meter → a fork of encoder →
@@ -11,7 +11,8 @@ import EarshotVAD
 ///
 /// Audio is encoded and chunked as it arrives, so the upload runs while the user talks; the
 /// endpointer decides when capture ends. Not thread-safe: one per interaction, on one thread.
-/// Public so benchmarks and tools can run the client's exact chain without a network.
+/// Its own module, below the HTTP client: benchmarks, tools and any uploader run the client's exact
+/// chain without a network.
 public final class CapturePipeline {
     /// The encoder chosen at run time, as a stage.
     struct Encoding: AudioStage {
@@ -29,7 +30,8 @@ public final class CapturePipeline {
 
     /// The working format: mono at the wire format's rate.
     public let format: AudioFormat
-    let contentType: String
+    /// The encoder's `Content-Type`.
+    public let contentType: String
     private var chain: Chain
     private var output = StageOutput<Forked<EncodedPacket, VADDecision>>()
     private var transportOutput = StageOutput<EncodedPacket>()
@@ -39,12 +41,17 @@ public final class CapturePipeline {
 
     /// What one step produced: events in order, and chunks ready to send.
     public struct Step: Sendable {
-        public var events: [SpeechEvent] = []
+        public var events: [CaptureEvent] = []
         public var chunks: [EncodedPacket] = []
+
+        public init(events: [CaptureEvent] = [], chunks: [EncodedPacket] = []) {
+            self.events = events
+            self.chunks = chunks
+        }
     }
 
     /// A pipeline for audio in `sourceFormat`, with the configuration's format, detector and endpointing.
-    public init(sourceFormat: AudioFormat, configuration: SpeechRequestConfiguration) throws {
+    public init(sourceFormat: AudioFormat, configuration: CaptureConfiguration) throws {
         let rate = configuration.audioFormat.defaultSampleRate
         let resampler = try Resampler(inputFormat: sourceFormat, configuration: .init(sampleRate: rate))
         format = resampler.outputFormat
@@ -73,7 +80,7 @@ public final class CapturePipeline {
     public var outcome: InteractionOutcome? { chain.analysis.second.endpointer.outcome }
 
     /// Media time (at ``format``'s rate) just after the last sample processed.
-    var now: MediaTime { chain.resampler.outputEnd ?? .zero(sampleRate: format.sampleRate) }
+    public var now: MediaTime { chain.resampler.outputEnd ?? .zero(sampleRate: format.sampleRate) }
 
     /// Processes one captured block.
     public func process(_ buffer: AudioBuffer) throws -> Step {
@@ -94,7 +101,7 @@ public final class CapturePipeline {
     }
 
     /// The encoder's and chunker's remaining bytes, once capture has ended (empty the second time).
-    func flushEncoder() throws -> [EncodedPacket] {
+    public func flushEncoder() throws -> [EncodedPacket] {
         if flushed { return [] }
         flushed = true
         transportOutput.removeAll()
@@ -103,13 +110,13 @@ public final class CapturePipeline {
     }
 
     /// The application's calls, made now: they go to the chain, which passes them to its endpointer.
-    func stop() throws -> [SpeechEvent] { try apply(.stop(at: now)) }
+    public func stop() throws -> [CaptureEvent] { try apply(.stop(at: now)) }
 
-    func cancel() throws -> [SpeechEvent] { try apply(.cancel(at: now)) }
+    public func cancel() throws -> [CaptureEvent] { try apply(.cancel(at: now)) }
 
-    func extendTimeout(by seconds: Double) throws -> [SpeechEvent] { try apply(.extendTimeout(by: seconds, at: now)) }
+    public func extendTimeout(by seconds: Double) throws -> [CaptureEvent] { try apply(.extendTimeout(by: seconds, at: now)) }
 
-    private func apply(_ control: EndpointerControl) throws -> [SpeechEvent] {
+    private func apply(_ control: EndpointerControl) throws -> [CaptureEvent] {
         output.removeAll()
         try chain.control(control, into: &output)
         return translate(output.events)
@@ -119,8 +126,8 @@ public final class CapturePipeline {
         Step(events: translate(output.events), chunks: output.items.compactMap(\.first))
     }
 
-    private func translate(_ events: [StageEvent]) -> [SpeechEvent] {
-        var translated: [SpeechEvent] = vetoes.withLock { pending in
+    private func translate(_ events: [StageEvent]) -> [CaptureEvent] {
+        var translated: [CaptureEvent] = vetoes.withLock { pending in
             defer { pending.removeAll() }
             return pending.map { .shouldEndRecording(at: $0.0, vetoed: $0.1) }
         }
