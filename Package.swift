@@ -3,9 +3,13 @@
 // Targets read as the pipeline: C shims, then one Swift module per stage family, then the thin CLI.
 import PackageDescription
 
-// Imports are internal unless marked `public import`, so no dependency reaches the public API by accident
-// (as Hummingbird builds).
-let strictSwift6: [SwiftSetting] = [.swiftLanguageMode(.v6), .enableUpcomingFeature("InternalImportsByDefault")]
+// Imports are internal unless marked `public import`, so no dependency reaches the public API by accident;
+// existentials are spelled `any P`; a member is used only from a module the file imports (as Hummingbird
+// builds).
+let strictSwift6: [SwiftSetting] = [
+    .swiftLanguageMode(.v6), .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
 
 let package = Package(
     name: "Earshot",
@@ -41,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
@@ -137,10 +142,12 @@ let package = Package(
                 "EarshotIO", "CLinuxSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -183,6 +190,7 @@ let package = Package(
         .executableTarget(
             name: "earshot",
             dependencies: [
+                .product(name: "Logging", package: "swift-log"),
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
                 "EarshotTranscription", "EarshotServiceTranscription", "EarshotLab", "EarshotLoad", "EarshotServer",
                 "EarshotClient", "EarshotWhisper", "EarshotModels", "EarshotBLAS",
@@ -194,20 +202,22 @@ let package = Package(
             name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotIOTests", dependencies: ["EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits"],
+            name: "EarshotIOTests", dependencies: ["EarshotCore", "EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotDSPTests", dependencies: ["EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            name: "EarshotDSPTests", dependencies: ["EarshotCore", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotRecognizerTests",
             dependencies: [
+                "EarshotCore",
                 "EarshotRecognizer", "EarshotDSP", "EarshotIO", "EarshotLab", "EarshotTesting", "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotWhisperTests",
             dependencies: [
+                "EarshotCore",
                 "EarshotWhisper", "EarshotModels", "EarshotRecognizer", "EarshotIO", "EarshotLab", "EarshotTesting",
                 "EarshotTestTraits", "EarshotBLAS", "CWhisperKernels", .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -215,33 +225,37 @@ let package = Package(
         .testTarget(
             name: "EarshotCodecsTests",
             dependencies: [
+                "EarshotCore",
                 "EarshotCodecs", "EarshotDSP", "EarshotIO", "EarshotRecognizer", "EarshotLab", "EarshotTesting",
                 "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotVADTests",
-            dependencies: ["EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            dependencies: ["EarshotCore", "EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotLabTests",
-            dependencies: ["EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            dependencies: ["EarshotCore", "EarshotRecognizer", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotTranscriptionTests",
             dependencies: [
+                "EarshotCore", "EarshotRecognizer",
                 "EarshotTranscription", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServiceTranscriptionTests",
             dependencies: [
+                "EarshotCore",
                 "EarshotServiceTranscription", "EarshotClient", "EarshotWire", "EarshotRecognizer", "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotServerTests",
             dependencies: [
+                "EarshotCore", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotDSP", "EarshotIO",
                 "EarshotRecognizer", "EarshotTesting",
                 "EarshotTestTraits",
@@ -250,6 +264,7 @@ let package = Package(
         .testTarget(
             name: "EarshotClientTests",
             dependencies: [
+                "EarshotCore", "EarshotVAD",
                 "EarshotClient", "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotIO",
                 "EarshotLab", "EarshotTesting",
                 "EarshotTestTraits",

@@ -68,7 +68,7 @@ let endlessEndpointing = try! EndpointerConfiguration(
 
 /// The client's capture chain over a whole file; returns the bytes it would upload.
 func fullChain(_ path: String) throws -> Int {
-    var source = try AudioFileSource(path: path, blockFrames: 4410)
+    let source = try AudioFileSource(path: path, blockFrames: 4410)
     var configuration = CaptureConfiguration()
     configuration.endpointing = endlessEndpointing
     let pipeline = try CapturePipeline(sourceFormat: source.format, configuration: configuration)

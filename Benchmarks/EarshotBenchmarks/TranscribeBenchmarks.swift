@@ -13,6 +13,7 @@ import EarshotIO
 import EarshotRecognizer
 import EarshotTranscription
 import EarshotVAD
+import Foundation
 
 /// Frames per block that the file source reads (AudioInput's default).
 let transcribeBlockFrames = 4096

@@ -1,4 +1,6 @@
 public import EarshotCodecs
+import EarshotCore
+import EarshotWire
 import Foundation
 
 /// The Speech API v3 as a ``RecognitionBackend``: each utterance is one Speech to Text request

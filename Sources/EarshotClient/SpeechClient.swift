@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import EarshotCodecs
 public import EarshotCore
 import Foundation
 import NIOCore

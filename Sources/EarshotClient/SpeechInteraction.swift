@@ -1,6 +1,8 @@
 import AsyncAlgorithms
 import AsyncHTTPClient
+import EarshotCodecs
 import EarshotCore
+import EarshotVAD
 import Foundation
 import NIOCore
 

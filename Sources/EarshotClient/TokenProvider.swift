@@ -3,6 +3,7 @@ import EarshotWire
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 
 /// OAuth access tokens for an app (section 3.5): fetched with the client-credentials grant,
 /// refreshed with the refresh token shortly before they expire, fetched anew after a 401.

@@ -5,6 +5,7 @@ import Hummingbird
 public import Logging
 import NIOCore
 public import ServiceLifecycle
+import UnixSignals
 
 /// The reference recognition service: the Speech API v3 of the AT&T document, and OpenAI's
 /// transcription API, served by Hummingbird.

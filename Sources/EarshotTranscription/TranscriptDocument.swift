@@ -1,5 +1,7 @@
 import EarshotCore
+import EarshotDSP
 public import EarshotRecognizer
+import EarshotVAD
 import Foundation
 
 /// The settings that produced a transcript, recorded in every JSON document so it can be reproduced.

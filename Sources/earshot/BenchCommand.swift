@@ -1,7 +1,9 @@
 import ArgumentParser
+import EarshotClient
 import EarshotCore
 import EarshotLab
 import EarshotLoad
+import EarshotModels
 import Foundation
 
 struct Bench: AsyncParsableCommand {

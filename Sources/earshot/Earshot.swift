@@ -66,7 +66,7 @@ struct Earshot: AsyncParsableCommand {
     /// Maps an error to its message and exit status: ours by their code; the parser's own (an unknown
     /// flag, a bad value, `--help` — which the parser delivers as an error with status 0) by the exit
     /// code the parser gives them; anything else is an input failure.
-    static func exit(reporting error: Error) -> Never {
+    static func exit(reporting error: any Error) -> Never {
         if let error = error as? EarshotError {
             fail(error.message, status: ExitStatus(error))
         }

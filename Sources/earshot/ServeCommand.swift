@@ -4,6 +4,7 @@ import EarshotModels
 import EarshotRecognizer
 import EarshotServer
 import Foundation
+import Logging
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

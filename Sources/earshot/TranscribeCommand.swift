@@ -9,6 +9,7 @@ import EarshotRecognizer
 import EarshotServiceTranscription
 public import EarshotTranscription
 import EarshotVAD
+import EarshotWhisper
 import Foundation
 
 extension TranscriptFormat: ExpressibleByArgument {

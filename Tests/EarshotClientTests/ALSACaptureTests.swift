@@ -4,6 +4,7 @@ import EarshotIO
 import EarshotServerTesting
 import EarshotTesting
 import EarshotTestTraits
+import EarshotVAD
 import Foundation
 import Testing
 

@@ -7,6 +7,7 @@ import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
 import EarshotTestTraits
+import EarshotVAD
 import EarshotWire
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import EarshotClient
 import EarshotCodecs
 import EarshotCore
 import EarshotIO
+import EarshotServer
 import EarshotServerTesting
 import EarshotTesting
 import EarshotTestTraits

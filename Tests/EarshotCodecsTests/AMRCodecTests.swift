@@ -1,5 +1,6 @@
 import EarshotCodecs
 import EarshotCore
+import EarshotLab
 import EarshotTesting
 import EarshotTestTraits
 import Foundation

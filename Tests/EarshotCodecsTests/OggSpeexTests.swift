@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotLab
 import EarshotTesting
 import EarshotTestTraits
 import Foundation

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotTesting
 import EarshotTestTraits
+import Foundation
 import Testing
 
 @testable import EarshotLab

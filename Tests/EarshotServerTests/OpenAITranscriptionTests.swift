@@ -3,6 +3,8 @@ import EarshotRecognizer
 import EarshotTestTraits
 import EarshotWire
 import Foundation
+import HTTPTypes
+import HummingbirdCore
 import Testing
 
 @testable import EarshotServer

@@ -1,4 +1,5 @@
 import EarshotCodecs
+import EarshotCore
 import EarshotIO
 import EarshotRecognizer
 import EarshotServer
@@ -6,6 +7,7 @@ import EarshotTestTraits
 import EarshotWire
 import Foundation
 import FoundationXML
+import HTTPTypes
 import Testing
 
 @Suite(.waiting)

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotLab
 import EarshotRecognizer
 import EarshotTestTraits
 import EarshotTesting

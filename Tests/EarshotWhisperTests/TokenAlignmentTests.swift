@@ -1,4 +1,5 @@
 import EarshotTestTraits
+import Foundation
 import Testing
 
 @testable import EarshotWhisper

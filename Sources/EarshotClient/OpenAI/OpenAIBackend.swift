@@ -1,3 +1,5 @@
+import EarshotCodecs
+import EarshotCore
 public import EarshotWire
 import Foundation
 

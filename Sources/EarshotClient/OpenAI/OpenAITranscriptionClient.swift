@@ -4,6 +4,7 @@ public import EarshotWire
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 
 /// A client of OpenAI's transcription API (`POST …/v1/audio/transcriptions`), as whisper.cpp's
 /// server, faster-whisper and vLLM servers, hosted services and `earshot serve` speak it: one audio

@@ -51,7 +51,7 @@ final class OggEncoderEngine {
     let inputFormat: AudioFormat
     private let emptyStream: EmptyStream
     private let codecName: String
-    private let codec: FrameEncoding
+    private let codec: any FrameEncoding
     private let clock: OggGranuleClock
     private let headers: [[UInt8]]
     private let writer: OggPageWriter
@@ -66,7 +66,7 @@ final class OggEncoderEngine {
     private var samplesOnPages: Int64 = 0
 
     init(
-        codecName: String, codec: FrameEncoding, inputFormat: AudioFormat, headers: [[UInt8]],
+        codecName: String, codec: any FrameEncoding, inputFormat: AudioFormat, headers: [[UInt8]],
         clock: OggGranuleClock, emptyStream: EmptyStream, serialNumber: Int32, maxPageDuration: Double = 0.1
     ) {
         // A codec without look-ahead would leave `finish` nothing to mark end-of-stream on.

@@ -1,3 +1,4 @@
+import EarshotCore
 /// Where a detector-driven endpoint fell against the label oracle's (``LabelOracle``), given a
 /// tolerance.
 public enum EndpointTiming: String, Sendable, Codable, CaseIterable {

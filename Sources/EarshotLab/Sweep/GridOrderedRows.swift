@@ -4,14 +4,14 @@ struct GridOrderedRows<Row: Sendable, Setting: Hashable & Sendable>: Sendable {
     private(set) var rows: [Row] = []
     /// Each setting's place in the grid, computed once.
     private let order: [Setting: Int]
-    private let setting: KeyPath<Row, Setting> & Sendable
-    private let isOnFront: WritableKeyPath<Row, Bool> & Sendable
+    private let setting: any KeyPath<Row, Setting> & Sendable
+    private let isOnFront: any WritableKeyPath<Row, Bool> & Sendable
     /// The two costs the front minimises.
     private let costs: @Sendable (Row) -> (Double?, Double?)
 
     init(
-        settings: [Setting], setting: KeyPath<Row, Setting> & Sendable,
-        isOnFront: WritableKeyPath<Row, Bool> & Sendable, costs: @escaping @Sendable (Row) -> (Double?, Double?)
+        settings: [Setting], setting: any KeyPath<Row, Setting> & Sendable,
+        isOnFront: any WritableKeyPath<Row, Bool> & Sendable, costs: @escaping @Sendable (Row) -> (Double?, Double?)
     ) {
         order = Dictionary(uniqueKeysWithValues: settings.enumerated().map { ($1, $0) })
         self.setting = setting

@@ -1,4 +1,5 @@
 import EarshotCore
+import Foundation
 
 /// Pronunciations a request adds to the recognizer's dictionary: the content of a W3C PLS 1.0
 /// document (Pronunciation Lexicon Specification, `application/pls+xml`).

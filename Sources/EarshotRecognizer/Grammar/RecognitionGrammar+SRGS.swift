@@ -1,4 +1,5 @@
 import EarshotCore
+import Foundation
 
 extension RecognitionGrammar {
     /// Reads an SRGS 1.0 grammar in its XML form (`application/srgs+xml`).

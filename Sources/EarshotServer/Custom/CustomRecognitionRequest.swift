@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotRecognizer
+import HTTPTypes
 
 /// The body of a Speech to Text Custom request (section 3.2.2): `multipart/x-srgs-audio` with the
 /// parts `x-dictionary` (PLS, optional), `x-grammar` (SRGS XML) and `x-voice` (audio), in that order.

@@ -1,3 +1,4 @@
+import Foundation
 /// Reads a `multipart/*` body (RFC 2046 §5.1) as it streams in, handing out each part's headers and
 /// then its bytes as they arrive, so the audio part of a Speech to Text Custom request is
 /// recognized while it uploads rather than after the whole body is held.

@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotRecognizer
 import EarshotWire
 import Foundation

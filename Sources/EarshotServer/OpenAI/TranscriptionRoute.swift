@@ -1,3 +1,4 @@
+import EarshotModels
 import EarshotRecognizer
 import EarshotWire
 import Foundation

@@ -2,6 +2,7 @@ import EarshotCodecs
 import EarshotCore
 import EarshotIO
 import EarshotRecognizer
+import HTTPTypes
 
 /// The body of `POST /v1/audio/transcriptions` (OpenAI's audio API): `multipart/form-data` with the
 /// audio in a `file` part and the options as text fields, in any order.

@@ -1,3 +1,4 @@
+import EarshotCore
 public import EarshotRecognizer
 public import EarshotWire
 
