@@ -20,11 +20,11 @@ public final class RecognizerPool: Sendable {
         init(_ recognizer: any Recognizer) { self.recognizer = recognizer }
     }
 
-    /// Loads one recognizer: called on the executor for blocking work, outside the pool's lock.
+    /// Loads one recognizer: called on ``loader``, outside the pool's lock.
     public typealias Load = @Sendable () throws -> any Recognizer
 
     public let capacity: Int
-    /// Where the recognizers load and where the requests that borrow them decode: blocking C work.
+    /// Where the requests that borrow the recognizers decode: blocking C work.
     public let executor: BlockingExecutor
     private let load: Load
     /// The service-wide bound on recognitions at once, shared with the service's other pools.
@@ -124,10 +124,22 @@ public final class RecognizerPool: Sendable {
         slots?.give()
     }
 
-    /// Loads on the executor for blocking work: half a second of CPU and disk that must not hold
-    /// Swift's cooperative pool.
+    /// Loads on ``loader``: half a second of CPU and disk that must not hold Swift's cooperative pool.
     private func loadLease() async throws -> Lease {
         let load = self.load
-        return try await withTaskExecutorPreference(executor) { Lease(try load()) }
+        return try await withTaskExecutorPreference(Self.loader) { Lease(try load()) }
     }
+
+    /// The one thread every pool loads its recognizers on.
+    ///
+    /// glibc's malloc gives each thread that allocates an arena of its own (up to eight per core) and
+    /// keeps what is freed in the arena it came from, for that arena's next allocations. A PocketSphinx
+    /// recognizer is some 90 MiB of heap, and a recognizer that took a request's lexicon is freed and
+    /// a new one loaded (``checkIn(_:)``). Loaded on whichever of the executor's 16 threads ran the
+    /// request, each load grew another arena by a recognizer, while the one freed stayed in its own:
+    /// the resident set climbed by a recognizer a request to some 1.5 GiB (every arena holding one)
+    /// and stayed there. Loaded on one thread, every recognizer is allocated from one arena, where the
+    /// next load reuses what the last one freed (the recognizer also trims the heap when it is freed).
+    /// Loads are serialised by it; they were bounded by the cores anyway.
+    static let loader = BlockingExecutor(name: "earshot-load", threadCount: 1)
 }
