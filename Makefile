@@ -18,7 +18,8 @@
 APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocketsphinx-dev libsphinxbase-dev \
 	pocketsphinx-en-us pocketsphinx-testdata libspeex-dev libogg-dev libopus-dev libopencore-amrnb-dev \
 	libflac-dev libfftw3-dev libopenblas-dev libasound2-dev sox libsox-fmt-all speex ffmpeg nginx-light \
-	libavformat-dev libavcodec-dev libavutil-dev
+	libavformat-dev libavcodec-dev libavutil-dev \
+	libespeak-ng-dev flite1-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 

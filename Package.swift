@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "EarshotServerTesting", targets: ["EarshotServerTesting"]),
         .library(name: "EarshotServer", targets: ["EarshotServer"]),
         .library(name: "EarshotCapture", targets: ["EarshotCapture"]),
+        .library(name: "EarshotSynthesis", targets: ["EarshotSynthesis"]),
         .library(name: "EarshotClient", targets: ["EarshotClient"]),
     ],
     dependencies: [
@@ -65,6 +66,9 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // Flite ships no pkg-config file; the module map links its voices and lexicon.
+        .systemLibrary(name: "CFlite", providers: [.apt(["flite1-dev"])]),
         // FFmpeg's demuxers and decoders, for the containers libsndfile does not read (MP4/M4A, WebM, ADTS AAC).
         // libavformat's .pc names only itself; the module map links libavcodec and libavutil too.
         .systemLibrary(
@@ -154,6 +158,8 @@ let package = Package(
             swiftSettings: strictSwift6),
         // Live capture for one interaction (resampler → level → encoder and chunker beside VAD →
         // smoother → endpointer), below and without the HTTP client.
+        // Speech synthesis, a source of the pipeline: text or SSML into audio through Flite and eSpeak NG.
+        .target(name: "EarshotSynthesis", dependencies: ["EarshotCore", "CEspeakNG", "CFlite"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotCapture", dependencies: ["EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotCodecs"],
             swiftSettings: strictSwift6),
@@ -269,6 +275,10 @@ let package = Package(
                 "EarshotLab", "EarshotTesting",
                 "EarshotTestTraits",
             ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EarshotSynthesisTests",
+            dependencies: ["EarshotSynthesis", "EarshotCore", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotCLITests", dependencies: ["earshot", "EarshotLab", "EarshotTesting", "EarshotTestTraits"],

@@ -133,7 +133,7 @@ import Testing
         }
         let offline = [
             "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotRecognizer",
-            "EarshotWhisper", "EarshotModels", "EarshotTranscription", "EarshotLab",
+            "EarshotWhisper", "EarshotModels", "EarshotTranscription", "EarshotLab", "EarshotSynthesis",
         ]
         for module in offline {
             let reached = reach(module)

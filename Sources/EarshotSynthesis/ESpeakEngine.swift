@@ -1,0 +1,119 @@
+import CEspeakNG
+public import EarshotCore
+
+/// eSpeak NG (Debian's `libespeak-ng`): formant synthesis, about a hundred languages, 22 050 Hz.
+///
+/// eSpeak NG keeps all its state in globals — the current voice, the parameters, the callback — so
+/// it is initialized once and driven from ``Synthesis/executor`` only, under ``Synthesis/libraryLock``.
+/// Phonemes (`<phoneme>`) are spoken when given in eSpeak's own alphabet (`alphabet="x-espeak"`).
+public struct ESpeakEngine: SpeechEngine {
+    public let name = "espeak-ng"
+    /// eSpeak's speaking rate at rate 1, in words per minute (its own default).
+    static let normalWordsPerMinute = 175.0
+
+    public init() {}
+
+    /// The sample rate eSpeak reported when it was initialized: set once, under the library lock.
+    nonisolated(unsafe) private static var initializedSampleRate: Int?
+
+    private static func initialize() throws -> Int {
+        if let rate = initializedSampleRate { return rate }
+        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 100, nil, 0)
+        guard rate > 0 else {
+            throw EarshotError(.modelUnavailable, "espeak-ng: could not initialize (is espeak-ng-data installed?)")
+        }
+        espeak_SetSynthCallback { samples, count, events in
+            guard let events, let context = events.pointee.user_data else { return 0 }
+            let handler = Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue()
+            guard let samples, count > 0 else { return handler.stopped ? 1 : 0 }
+            handler.receive(UnsafeBufferPointer(start: samples, count: Int(count)))
+            return handler.stopped ? 1 : 0
+        }
+        initializedSampleRate = Int(rate)
+        return Int(rate)
+    }
+
+    public func voices() throws -> [Voice] {
+        try Synthesis.libraryLock.withLock {
+            let rate = try Self.initialize()
+            guard let list = espeak_ListVoices(nil) else { return [] }
+            var voices: [Voice] = []
+            var seen = Set<String>()
+            var index = 0
+            while let entry = list[index] {
+                index += 1
+                // languages: a priority byte, then a NUL-terminated name; the first is the voice's own.
+                guard let languages = entry.pointee.languages else { continue }
+                let language = String(cString: languages + 1).lowercased()
+                guard !language.isEmpty, seen.insert(language).inserted else { continue }
+                voices.append(Voice(name: language, engine: name, language: language, sampleRate: rate))
+            }
+            return voices.sorted { $0.name < $1.name }
+        }
+    }
+
+    public func synthesize(
+        _ script: SpeechScript, voice: Voice, rate: Double, emit: (AudioBuffer) -> Bool
+    ) throws {
+        try Synthesis.libraryLock.withLock {
+            let sampleRate = try Self.initialize()
+            guard espeak_SetVoiceByName(voice.name) == EE_OK else {
+                throw EarshotError(.invalidParameter, "voice: espeak-ng has no voice '\(voice.name)'")
+            }
+            try withoutActuallyEscaping(emit) { emit in
+                var emitter = try SampleEmitter(sampleRate: sampleRate, emit: emit)
+                for part in script.parts where !emitter.stopped {
+                    switch part {
+                    case .pause(let seconds):
+                        emitter.silence(seconds: seconds)
+                    case .text(let text, let prosody):
+                        try speak(text, flags: 0, prosody: prosody, rate: rate, into: &emitter)
+                    case .phonemes(let phonemes, let alphabet, let fallback, let prosody):
+                        if ["x-espeak", "x-kirshenbaum"].contains(alphabet.lowercased()) {
+                            let escaped = phonemes.replacingOccurrences(of: "]]", with: "")
+                            try speak("[[\(escaped)]]", flags: espeakPHONEMES, prosody: prosody, rate: rate, into: &emitter)
+                        } else {
+                            try speak(fallback, flags: 0, prosody: prosody, rate: rate, into: &emitter)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func speak(
+        _ text: String, flags: Int32, prosody: Prosody, rate: Double, into emitter: inout SampleEmitter
+    ) throws {
+        let wordsPerMinute = (Self.normalWordsPerMinute * prosody.rate * rate).clamped(to: 80...450)
+        espeak_SetParameter(espeakRATE, Int32(wordsPerMinute.rounded()), 0)
+        espeak_SetParameter(espeakPITCH, Int32((50 * prosody.pitch).clamped(to: 0...100).rounded()), 0)
+        let box = CallbackBox(volume: prosody.volume, emitter: emitter)
+        let context = Unmanaged.passRetained(box)
+        defer { context.release() }
+        let status = text.withCString { pointer in
+            espeak_Synth(
+                pointer, text.utf8.count + 1, 0, POS_CHARACTER, 0,
+                UInt32(espeakCHARS_UTF8) | UInt32(flags), nil, context.toOpaque())
+        }
+        emitter = box.emitter
+        guard status == EE_OK else {
+            throw EarshotError(.synthesisFailed, "espeak-ng: synthesis failed (error \(status.rawValue))")
+        }
+    }
+}
+
+/// What eSpeak's C callback reaches through `user_data`: the emitter of the current call.
+private final class CallbackBox {
+    let volume: Double
+    var emitter: SampleEmitter
+    var stopped: Bool { emitter.stopped }
+
+    init(volume: Double, emitter: SampleEmitter) {
+        self.volume = volume
+        self.emitter = emitter
+    }
+
+    func receive(_ samples: UnsafeBufferPointer<Int16>) {
+        emitter.send(samples, volume: volume)
+    }
+}

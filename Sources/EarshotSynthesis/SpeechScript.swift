@@ -1,0 +1,93 @@
+import EarshotCore
+
+/// How a stretch of speech is said, as multipliers of the voice's own: SSML's `prosody` nests, so
+/// the multipliers of nested elements multiply.
+public struct Prosody: Sendable, Hashable {
+    /// Speaking rate: 2 is twice as fast. Allowed 0.25–4.
+    public var rate: Double
+    /// Pitch: 1.2 is 20 % higher. Allowed 0.5–2.
+    public var pitch: Double
+    /// Amplitude gain applied to the samples: 0 is silent, 2 is +6 dB. Allowed 0–4.
+    public var volume: Double
+
+    public static let normal = Prosody(rate: 1, pitch: 1, volume: 1)
+
+    public init(rate: Double = 1, pitch: Double = 1, volume: Double = 1) {
+        self.rate = rate
+        self.pitch = pitch
+        self.volume = volume
+    }
+
+    public static let rateRange: ClosedRange<Double> = 0.25...4
+    public static let pitchRange: ClosedRange<Double> = 0.5...2
+    public static let volumeRange: ClosedRange<Double> = 0...4
+
+    /// This prosody inside `outer` (nested elements multiply), clamped to the allowed ranges.
+    func nested(in outer: Prosody) -> Prosody {
+        Prosody(
+            rate: (rate * outer.rate).clamped(to: Self.rateRange),
+            pitch: (pitch * outer.pitch).clamped(to: Self.pitchRange),
+            volume: (volume * outer.volume).clamped(to: Self.volumeRange))
+    }
+}
+
+extension Double {
+    func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+}
+
+/// One piece of what to say: engine-neutral, so SSML is read once by our code and never handed to an
+/// engine's own markup reader.
+public enum SpeechPart: Sendable, Hashable {
+    /// Words to speak.
+    case text(String, Prosody)
+    /// A pronunciation in `alphabet`; an engine that cannot read that alphabet speaks `fallback` (the
+    /// element's text), as SSML asks of a processor that does not support the phoneme.
+    case phonemes(String, alphabet: String, fallback: String, Prosody)
+    /// Silence.
+    case pause(seconds: Double)
+}
+
+/// What to say: text or SSML, read into parts, within the size limits.
+public struct SpeechScript: Sendable, Hashable {
+    public var parts: [SpeechPart]
+
+    /// The most characters of text one request speaks: OpenAI's limit for `/v1/audio/speech`, about
+    /// four and a half minutes of speech at the default rate.
+    public static let maximumTextCharacters = 4_096
+    /// The most bytes of an SSML document, markup included.
+    public static let maximumSSMLBytes = 16_384
+
+    public init(parts: [SpeechPart]) {
+        self.parts = parts
+    }
+
+    /// Plain text, spoken as is (no markup is interpreted). `field` names the input in errors.
+    public init(text: String, field: String = "text") throws {
+        let count = text.count
+        guard count <= Self.maximumTextCharacters else {
+            throw EarshotError(
+                .invalidParameter,
+                "\(field): \(count) characters; the limit is \(Self.maximumTextCharacters)")
+        }
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw EarshotError(.invalidParameter, "\(field): no text to speak")
+        }
+        parts = [.text(text, .normal)]
+    }
+
+    /// An SSML document (the subset in ``SSMLReader``). `field` names the input in errors.
+    public init(ssml: [UInt8], field: String = "ssml") throws {
+        self = try SSMLReader(field: field).read(ssml)
+    }
+
+    /// The characters of text to speak (what the text limit counts).
+    public var spokenCharacterCount: Int {
+        parts.reduce(0) { total, part in
+            switch part {
+            case .text(let text, _): total + text.count
+            case .phonemes(let phonemes, _, let fallback, _): total + max(phonemes.count, fallback.count)
+            case .pause: total
+            }
+        }
+    }
+}
