@@ -1,5 +1,6 @@
 import CEspeakNG
 public import EarshotCore
+import Foundation
 
 /// eSpeak NG (Debian's `libespeak-ng`): formant synthesis, about a hundred languages, 22 050 Hz.
 ///
