@@ -49,6 +49,12 @@ public struct ServiceConfiguration: Sendable {
     /// How long after SIGTERM (or SIGINT) `/health` answers 503 while requests are still accepted,
     /// before the listener closes; zero closes it at once. In-flight requests finish either way.
     public var drainDelay: Duration = .zero
+    /// Connections open at once; one accepted beyond is closed at once, so the process never runs
+    /// out of descriptors and its listener keeps accepting. By default the soft `RLIMIT_NOFILE` less
+    /// 128 kept for everything else (``ConnectionBudget``).
+    public var maxConnections: Int = ServiceConfiguration.defaultMaxConnections
+    /// The default ``maxConnections``, from this process's `RLIMIT_NOFILE`.
+    public static var defaultMaxConnections: Int { ConnectionBudget.defaultLimit }
     /// The seconds `Retry-After` suggests when every recognizer is busy.
     public var retryAfterSeconds: Int
     /// The realm of the `WWW-Authenticate` challenge.

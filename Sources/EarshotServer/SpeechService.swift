@@ -65,6 +65,7 @@ public struct SpeechService: Sendable {
     {
         try await pools.primary.pool.preload(configuration.preloadedRecognizers)
         await readiness.recognizersLoaded()
+        let budget = ConnectionBudget(limit: configuration.maxConnections)
         let router = Router(context: ServiceRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         let upload = UploadRecognition(
@@ -93,7 +94,13 @@ public struct SpeechService: Sendable {
             router: router,
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [ConnectionGuard(idleTimeout: TimeAmount(configuration.idleTimeout))])),
+                    additionalChannelHandlers: [
+                        ConnectionGuard(
+                            idleTimeout: TimeAmount(configuration.idleTimeout),
+                            // Upload routes answer a stalled body at readTimeout themselves, with
+                            // their own message; this backstop, for every route, follows it.
+                            bodyTimeout: TimeAmount(configuration.readTimeout) + .seconds(2), budget: budget)
+                    ])),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "earshot"),
             onServerRunning: { [listener] channel in

@@ -80,6 +80,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a connection may stay open with no request under way, or with its headers unfinished.")
     var idleTimeout: Double = 15
 
+    @Option(
+        help: ArgumentHelp(
+            "Connections open at once; one accepted beyond is closed at once.",
+            discussion: "Default: the soft RLIMIT_NOFILE (ulimit -n) less 128, so the listener never runs out of descriptors."))
+    var maxConnections: Int?
+
     @Option(help: "Deepest nesting of elements in a grammar or lexicon (400 beyond).")
     var maxGrammarDepth: Int = GrammarLimits.default.maxGrammarDepth
 
@@ -149,6 +155,7 @@ struct Serve: AsyncParsableCommand {
         ] where value < 1 {
             throw ValidationError("\(flag) must be at least 1")
         }
+        guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be at least 1") }
         guard drainDelay >= 0, drainDelay.isFinite else {
             throw ValidationError("--drain-delay must be zero or a positive number of seconds")
         }
@@ -187,6 +194,7 @@ struct Serve: AsyncParsableCommand {
         configuration.apiKeys = keys
         configuration.models = try recognizerOptions.serviceModels()
         configuration.drainDelay = Self.duration(drainDelay)
+        if let maxConnections { configuration.maxConnections = maxConnections }
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info
         let configured = configuration
