@@ -199,7 +199,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
                 "EarshotTranscription", "EarshotServiceTranscription", "EarshotLab", "EarshotLoad", "EarshotServer",
-                "EarshotClient", "EarshotWhisper", "EarshotModels", "EarshotBLAS",
+                "EarshotClient", "EarshotWhisper", "EarshotModels", "EarshotBLAS", "EarshotSynthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EarshotBLAS
 import EarshotCore
+import EarshotSynthesis
 import Foundation
 
 @main
@@ -22,7 +23,7 @@ struct Earshot: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Transcribe.self, Listen.self, Info.self, Level.self, VAD.self, Endpoint.self, Eval.self, Sweep.self,
-            DecoderSweep.self, CorpusCommand.self, Encode.self, Decode.self, Serve.self, Bench.self,
+            DecoderSweep.self, CorpusCommand.self, Encode.self, Decode.self, Speak.self, Serve.self, Bench.self,
         ]
     )
 
@@ -118,11 +119,11 @@ enum ExitStatus: Int32 {
     init(_ error: EarshotError) { self.init(error.code) }
 
     /// Bad options → 1; input that is unreadable or has nothing to send → 2; the recognizer, its model,
-    /// the service and the network → 3; cancelled → 130.
+    /// the synthesizer, the service and the network → 3; cancelled → 130.
     init(_ code: EarshotError.Code) {
         switch code {
         case .invalidParameter, .invalidURL, .attemptAtReentrancy: self = .usage
-        case .modelUnavailable, .recognizerFailed, .connectionFailure, .noResponseFromServer, .httpError:
+        case .modelUnavailable, .recognizerFailed, .synthesisFailed, .connectionFailure, .noResponseFromServer, .httpError:
             self = .recognizer
         case .canceled: self = .interrupted
         default: self = .invalidInput  // invalidInput, unsupportedFormat, writeFailed, noMicrophone, noAudio, audioTooShort

@@ -78,14 +78,6 @@ struct Encode: ParsableCommand {
     }
 
     private func resolvedFormat() throws -> CodecFormat {
-        if let format { return format }
-        let ext = (output as NSString).pathExtension
-        guard let format = CodecFormat(fileExtension: ext) else {
-            throw EarshotError(
-                .invalidParameter,
-                "\(output): cannot tell the format from the extension '\(ext)'; give --format (\(CodecFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
-            )
-        }
-        return format
+        try format ?? CodecFormat(outputPath: output)
     }
 }

@@ -5,7 +5,19 @@ import EarshotIO
 import Foundation
 
 extension RawPCMFormat.Encoding: ExpressibleByArgument {}
-extension CodecFormat: ExpressibleByArgument {}
+extension CodecFormat: ExpressibleByArgument {
+    /// The format an output file's extension names; an error asking for --format when it names none.
+    init(outputPath: String) throws {
+        let ext = (outputPath as NSString).pathExtension
+        guard let format = CodecFormat(fileExtension: ext) else {
+            throw EarshotError(
+                .invalidParameter,
+                "\(outputPath): cannot tell the format from the extension '\(ext)'; give --format (\(CodecFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+        }
+        self = format
+    }
+}
 
 /// The input every command takes: a file (or -) and, for headerless PCM, its layout.
 struct InputOptions: ParsableArguments {
