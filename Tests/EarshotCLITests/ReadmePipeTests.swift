@@ -36,7 +36,10 @@ import Testing
         // Every input file the examples name, made from the clip by extension.
         let quiet = ["ffmpeg", "-loglevel", "error", "-y", "-i", Self.clip]
         for example in examples {
-            for word in example.split(separator: " ") where word.contains(".") && !word.hasPrefix("-") {
+            let words = example.split(separator: " ")
+            for (index, word) in words.enumerated() where word.contains(".") && !word.hasPrefix("-") {
+                // What an example writes (`> out.l16`, `-o out.wav`) is not an input to make.
+                if index > 0, [">", "-o"].contains(words[index - 1]) { continue }
                 let path = directory.file(String(word))
                 guard !FileManager.default.fileExists(atPath: path) else { continue }
                 let made = try ExternalTool.run(quiet + [path])
@@ -51,7 +54,14 @@ import Testing
                     "DIR": directory.path, "PATH": binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? ""),
                 ])
             #expect(run.status == 0, "\(example): \(run.standardError)")
-            #expect(!run.output.isEmpty, "\(example) printed nothing")
+            if let redirect = example.range(of: " > ") {
+                // Standard output goes to a file: that file holds what it printed.
+                let target = example[redirect.upperBound...].split(separator: " ")[0]
+                let size = (try? FileManager.default.attributesOfItem(atPath: directory.file(String(target)))[.size]) as? Int
+                #expect((size ?? 0) > 0, "\(example) wrote nothing to \(target)")
+            } else {
+                #expect(!run.output.isEmpty, "\(example) printed nothing")
+            }
             if example.contains("transcribe") { #expect(run.output.contains("not an"), "\(run.output)") }
             if example.contains(" level ") { #expect(run.output.hasPrefix("start_s\trms_dbfs\tpeak_dbfs\tclipped\n")) }
         }
