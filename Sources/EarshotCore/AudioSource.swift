@@ -46,6 +46,7 @@ extension AudioSource {
 public enum Pipeline {
     /// Reads `source` until it ends, processes every buffer through `stage`, finishes the stage, and
     /// calls `handle` with what each call produced (the output is reused; copy what you keep).
+    @inlinable
     public static func run<Source: AudioSource, Stage: AudioStage>(
         _ source: inout Source,
         through stage: inout Stage,
@@ -63,6 +64,7 @@ public enum Pipeline {
 
     /// Processes every element of `inputs` through `stage`, finishes the stage, and calls `handle`
     /// with what each call produced (the output is reused; copy what you keep).
+    @inlinable
     public static func run<Inputs: Sequence, Stage: AudioStage>(
         _ inputs: Inputs,
         through stage: inout Stage,

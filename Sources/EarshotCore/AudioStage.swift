@@ -27,11 +27,13 @@ public protocol AudioStage<Input, Output> {
 
 extension AudioStage {
     /// Feeds the output of this stage into `next`.
+    @inlinable
     public func then<Next: AudioStage>(_ next: Next) -> StageChain<Self, Next> where Next.Input == Output {
         StageChain(self, next)
     }
 
     /// Convenience for tests and one-off use: processes `input` into a fresh output.
+    @inlinable
     public mutating func process(_ input: Input) throws -> StageOutput<Output> {
         var output = StageOutput<Output>()
         try process(input, into: &output)
@@ -39,6 +41,7 @@ extension AudioStage {
     }
 
     /// Convenience for tests and one-off use: finishes into a fresh output.
+    @inlinable
     public mutating func finish() throws -> StageOutput<Output> {
         var output = StageOutput<Output>()
         try finish(into: &output)
@@ -55,6 +58,7 @@ public struct StageOutput<Element> {
     @usableFromInline var storedItems: [Element] = []
     @usableFromInline var storedEvents: [StageEvent] = []
 
+    @inlinable
     public init() {}
 
     /// Outputs, in the order they were produced.

@@ -10,19 +10,22 @@ public struct StageChain<First: AudioStage, Second: AudioStage>: AudioStage wher
 
     public var first: First
     public var second: Second
-    private var between = StageOutput<First.Output>()
+    @usableFromInline var between = StageOutput<First.Output>()
 
+    @inlinable
     public init(_ first: First, _ second: Second) {
         self.first = first
         self.second = second
     }
 
+    @inlinable
     public mutating func process(_ input: Input, into output: inout StageOutput<Output>) throws {
         between.removeAll()
         try first.process(input, into: &between)
         try forward(into: &output)
     }
 
+    @inlinable
     public mutating func finish(into output: inout StageOutput<Output>) throws {
         between.removeAll()
         try first.finish(into: &between)
@@ -30,7 +33,8 @@ public struct StageChain<First: AudioStage, Second: AudioStage>: AudioStage wher
         try second.finish(into: &output)
     }
 
-    private mutating func forward(into output: inout StageOutput<Output>) throws {
+    @inlinable
+    mutating func forward(into output: inout StageOutput<Output>) throws {
         output.post(contentsOf: between.events)
         for item in between.items {
             try second.process(item, into: &output)

@@ -22,6 +22,7 @@ public protocol ControllableStage<Input, Output, Control>: AudioStage {
 extension StageChain: ControllableStage where Second: ControllableStage {
     public typealias Control = Second.Control
 
+    @inlinable
     public mutating func control(_ control: Control, into output: inout StageOutput<Output>) throws {
         try second.control(control, into: &output)
     }
@@ -34,8 +35,10 @@ public struct ControlledInputs<Stage: ControllableStage>: AudioStage {
 
     public var stage: Stage
 
+    @inlinable
     public init(_ stage: Stage) { self.stage = stage }
 
+    @inlinable
     public mutating func process(_ input: Input, into output: inout StageOutput<Output>) throws {
         switch input {
         case .item(let item): try stage.process(item, into: &output)
@@ -43,6 +46,7 @@ public struct ControlledInputs<Stage: ControllableStage>: AudioStage {
         }
     }
 
+    @inlinable
     public mutating func finish(into output: inout StageOutput<Output>) throws {
         try stage.finish(into: &output)
     }
@@ -52,6 +56,7 @@ extension ControlledInputs: Sendable where Stage: Sendable {}
 
 extension ControllableStage {
     /// This stage taking its items and its calls as one stream (see ``ControlledInputs``).
+    @inlinable
     public func takingControls() -> ControlledInputs<Self> { ControlledInputs(self) }
 }
 
@@ -62,12 +67,13 @@ public struct ControlSchedule<Item, Control>: AudioStage {
     public typealias Input = Item
     public typealias Output = Controlled<Item, Control>
 
-    private var pending: ArraySlice<(time: Double, control: Control)>
-    private let time: @Sendable (Item) -> Double
-    private let end: Double
+    @usableFromInline var pending: ArraySlice<(time: Double, control: Control)>
+    @usableFromInline let time: @Sendable (Item) -> Double
+    @usableFromInline let end: Double
 
     /// `controls` in any order (sorted by time here; equal times keep their order); `time` gives an
     /// item's media time in seconds; `end` is the stream's end, in seconds.
+    @inlinable
     public init(
         _ controls: [(time: Double, control: Control)], endingAt end: Double,
         time: @escaping @Sendable (Item) -> Double
@@ -79,16 +85,19 @@ public struct ControlSchedule<Item, Control>: AudioStage {
         self.end = end
     }
 
+    @inlinable
     public mutating func process(_ item: Item, into output: inout StageOutput<Output>) {
         release(until: time(item), into: &output)
         output.emit(.item(item))
     }
 
+    @inlinable
     public mutating func finish(into output: inout StageOutput<Output>) {
         release(until: end, into: &output)
     }
 
-    private mutating func release(until time: Double, into output: inout StageOutput<Output>) {
+    @inlinable
+    mutating func release(until time: Double, into output: inout StageOutput<Output>) {
         while let next = pending.first, next.time <= time {
             pending.removeFirst()
             output.emit(.control(next.control))

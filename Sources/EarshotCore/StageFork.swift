@@ -4,9 +4,11 @@ public enum Forked<First, Second> {
     case second(Second)
 
     /// The item, if the first stage made it.
+    @inlinable
     public var first: First? { if case .first(let item) = self { item } else { nil } }
 
     /// The item, if the second stage made it.
+    @inlinable
     public var second: Second? { if case .second(let item) = self { item } else { nil } }
 }
 
@@ -28,16 +30,18 @@ public struct StageFork<First: AudioStage, Second: AudioStage>: AudioStage where
 
     public var first: First
     public var second: Second
-    private let feedsFirst: ((Second) -> Bool)?
-    private var firstOutput = StageOutput<First.Output>()
-    private var secondOutput = StageOutput<Second.Output>()
+    @usableFromInline let feedsFirst: ((Second) -> Bool)?
+    @usableFromInline var firstOutput = StageOutput<First.Output>()
+    @usableFromInline var secondOutput = StageOutput<Second.Output>()
 
+    @inlinable
     public init(_ first: First, _ second: Second, feedingFirstWhile feedsFirst: ((Second) -> Bool)? = nil) {
         self.first = first
         self.second = second
         self.feedsFirst = feedsFirst
     }
 
+    @inlinable
     public mutating func process(_ input: Input, into output: inout StageOutput<Output>) throws {
         firstOutput.removeAll()
         secondOutput.removeAll()
@@ -46,6 +50,7 @@ public struct StageFork<First: AudioStage, Second: AudioStage>: AudioStage where
         forward(into: &output)
     }
 
+    @inlinable
     public mutating func finish(into output: inout StageOutput<Output>) throws {
         firstOutput.removeAll()
         secondOutput.removeAll()
@@ -54,7 +59,8 @@ public struct StageFork<First: AudioStage, Second: AudioStage>: AudioStage where
         forward(into: &output)
     }
 
-    private mutating func forward(into output: inout StageOutput<Output>) {
+    @inlinable
+    mutating func forward(into output: inout StageOutput<Output>) {
         output.post(contentsOf: firstOutput.events)
         output.post(contentsOf: secondOutput.events)
         for item in firstOutput.items { output.emit(.first(item)) }
@@ -66,6 +72,7 @@ public struct StageFork<First: AudioStage, Second: AudioStage>: AudioStage where
 extension StageFork: ControllableStage where Second: ControllableStage {
     public typealias Control = Second.Control
 
+    @inlinable
     public mutating func control(_ control: Control, into output: inout StageOutput<Output>) throws {
         firstOutput.removeAll()
         secondOutput.removeAll()
@@ -76,6 +83,7 @@ extension StageFork: ControllableStage where Second: ControllableStage {
 
 extension AudioStage {
     /// Feeds every input of this stage's input to `other` as well (see ``StageFork``).
+    @inlinable
     public func fork<Other: AudioStage>(
         _ other: Other, feedingSelfWhile feedsSelf: ((Other) -> Bool)? = nil
     ) -> StageFork<Self, Other> where Other.Input == Input {
