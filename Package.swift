@@ -142,6 +142,8 @@ let package = Package(
             name: "EarshotServer",
             dependencies: [
                 "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotModels", "EarshotWire",
+                // A voice activity detector ends uploads with no speech early (InitialSilenceLimit).
+                "EarshotVAD",
                 // MP3, MP4/M4A, WebM and Ogg Vorbis uploads are decoded through FFmpeg (MediaSpoolDecoder).
                 "EarshotIO", "CLinuxSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),

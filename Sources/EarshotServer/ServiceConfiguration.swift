@@ -1,5 +1,6 @@
 public import EarshotModels
 public import EarshotRecognizer
+public import EarshotVAD
 
 /// Everything `earshot serve` can set, with the seed's defaults where it has them.
 ///
@@ -27,6 +28,18 @@ public struct ServiceConfiguration: Sendable {
     public var failedTokenWindow: Duration
     /// Requests whose audio runs longer than this many seconds are refused with 413.
     public var maxAudioDuration: Double
+    /// Seconds of audio in which speech must be found, or the request ends as "No Speech" (the
+    /// seed's `maxInitialSilence`, held by the service; `.infinity` turns it off). Ten seconds: see
+    /// ``AudioLimits``.
+    public var maxInitialSilence: Double = 10
+    /// The detector that looks for that speech: Silero when `earshot serve` finds its model, else the
+    /// spectral detector.
+    public var speechDetector: DetectorKind = .spectral
+    public var detectorModels: DetectorModels = .none
+    /// Recognitions one app (one client ID, or one API key) may run at once; beyond, 429 with
+    /// `Retry-After`. Nil: one fewer than ``recognizerCount`` (at least one), so no single app can
+    /// take every recognizer.
+    public var maxRecognitionsPerApp: Int?
     /// The largest lexicon or grammar part a Speech to Text Custom request may send, in bytes (413 beyond).
     public var maxGrammarBytes: Int
     /// How large a network a request's grammar may unroll to, and how deep it may nest (400 beyond).
@@ -93,6 +106,16 @@ public struct ServiceConfiguration: Sendable {
         self.retryAfterSeconds = retryAfterSeconds
         self.realm = realm
         self.models = models
+    }
+
+    /// The per-app cap in force.
+    var recognitionsPerApp: Int { maxRecognitionsPerApp ?? max(1, recognizerCount - 1) }
+
+    /// What each request's audio may cost.
+    var audioLimits: AudioLimits {
+        AudioLimits(
+            maxAudioDuration: maxAudioDuration, maxInitialSilence: maxInitialSilence, detector: speechDetector,
+            detectorModels: detectorModels)
     }
 
     /// The pace rules every upload is held to.

@@ -62,6 +62,22 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Longest audio accepted in one request, in seconds (413 beyond).")
     var maxAudioDuration: Double = 60
 
+    @Option(
+        name: .customLong("max-initial-silence"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds of audio in which speech must be found, or the request ends as No Speech (inf: never).",
+            discussion:
+                "The seed's maxInitialSilence, held by the service: the rest of the body is not read, so silence sent cheaply (AMR NO_DATA frames) holds a recognizer no longer than this. The detector is Silero VAD when its model is installed (see --vad-model), else the spectral one. OpenAI-compatible requests get a 400 naming the limit."))
+    var maxInitialSilence: Double = 10
+
+    @OptionGroup(title: "Voice activity detection") var vadModel: VADModelOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "Recognitions one app (client ID or API key) may run at once; beyond, 429 with Retry-After.",
+            discussion: "Default: one fewer than --recognizers (at least 1), so no single app takes every recognizer."))
+    var maxRecognitionsPerApp: Int?
+
     @Option(help: "Largest lexicon or grammar part of a speechToTextCustom request, in bytes (413 beyond).")
     var maxGrammarBytes: Int = 1 << 20
 
@@ -155,6 +171,12 @@ struct Serve: AsyncParsableCommand {
         ] where value < 1 {
             throw ValidationError("\(flag) must be at least 1")
         }
+        guard maxInitialSilence > 0 else {
+            throw ValidationError("--max-initial-silence must be a positive number of seconds, or inf")
+        }
+        guard (maxRecognitionsPerApp ?? 1) > 0 else {
+            throw ValidationError("--max-recognitions-per-app must be at least 1")
+        }
         guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be at least 1") }
         guard drainDelay >= 0, drainDelay.isFinite else {
             throw ValidationError("--drain-delay must be zero or a positive number of seconds")
@@ -195,6 +217,11 @@ struct Serve: AsyncParsableCommand {
         configuration.models = try recognizerOptions.serviceModels()
         configuration.drainDelay = Self.duration(drainDelay)
         if let maxConnections { configuration.maxConnections = maxConnections }
+        configuration.maxInitialSilence = maxInitialSilence
+        configuration.maxRecognitionsPerApp = maxRecognitionsPerApp
+        if maxInitialSilence.isFinite {
+            (configuration.speechDetector, configuration.detectorModels) = try vadModel.resolve(nil)
+        }
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info
         let configured = configuration

@@ -218,15 +218,16 @@ struct APIKeysTests {
         #expect(keys.scopes == ["abcdefghijklmnop": .speech, "qrstuvwxyz012345": [.speech, .speechToTextCustom]])
         let store = TokenIssuer(credentials: ["app": "s3cret"], apiKeys: keys, key: .random())
         let now = Date()
+        // Each key is its own app, named by its line (never by the key), for per-app limits and logs.
         #expect(
-            store.authorize(accessToken: "abcdefghijklmnop", for: .speech, now: now) == .authorized(clientID: "api-key")
+            store.authorize(accessToken: "abcdefghijklmnop", for: .speech, now: now) == .authorized(clientID: "api-key:3")
         )
         #expect(
             store.authorize(accessToken: "abcdefghijklmnop", for: .speechToTextCustom, now: now) == .wrongScope(.speech)
         )
         #expect(
             store.authorize(accessToken: "qrstuvwxyz012345", for: .speechToTextCustom, now: now)
-                == .authorized(clientID: "api-key"))
+                == .authorized(clientID: "api-key:4"))
         #expect(store.authorize(accessToken: "abcdefghijklmno", for: .speech, now: now) == .unknownToken)
     }
 

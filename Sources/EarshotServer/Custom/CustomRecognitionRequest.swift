@@ -19,7 +19,7 @@ final class CustomRecognitionRequest<R: GrammarRecognizer>: RequestAudio, Multip
     private var reader: MultipartReader
     private let recognizer: R
     private let use: GrammarUse
-    private let maxAudioDuration: Double
+    private let limits: AudioLimits
     private let grammarLimit: Int
     private let grammarLimits: GrammarLimits
     private var current: PartName?
@@ -32,13 +32,13 @@ final class CustomRecognitionRequest<R: GrammarRecognizer>: RequestAudio, Multip
     static var order: String { "multipart/x-srgs-audio parts go x-dictionary (optional), x-grammar, x-voice" }
 
     init(
-        boundary: String, context: SpeechContext, recognizer: R, maxAudioDuration: Double,
+        boundary: String, context: SpeechContext, recognizer: R, limits: AudioLimits,
         grammarLimit: Int, grammarLimits: GrammarLimits
     ) {
         reader = MultipartReader(boundary: boundary)
         self.recognizer = recognizer
         use = context == .grammarList ? .only : .hints
-        self.maxAudioDuration = maxAudioDuration
+        self.limits = limits
         self.grammarLimit = grammarLimit
         self.grammarLimits = grammarLimits
     }
@@ -163,6 +163,6 @@ final class CustomRecognitionRequest<R: GrammarRecognizer>: RequestAudio, Multip
                 variables: "x-grammar")
         }
         session = try RecognitionSession(
-            contentType: contentType, recognizer: recognizer, maxAudioDuration: maxAudioDuration)
+            contentType: contentType, recognizer: recognizer, limits: limits)
     }
 }

@@ -13,6 +13,9 @@ import Foundation
 public struct APIKeys: Sendable, Hashable {
     /// Each key and the scopes it grants.
     public private(set) var scopes: [String: OAuthScope]
+    /// Each key's name as an app, for per-app limits and logs: `api-key:N` for the key on line N of
+    /// its file (never the key itself).
+    public private(set) var names: [String: String] = [:]
 
     /// No keys: only tokens from `/oauth/token` are accepted.
     public init() { scopes = [:] }
@@ -44,6 +47,7 @@ public struct APIKeys: Sendable, Hashable {
             }
             guard scopes[key] == nil else { throw EarshotError(.invalidInput, "\(place): the key appears twice") }
             scopes[key] = scope
+            names[key] = "api-key:\(line.number)"
         }
         guard !scopes.isEmpty else { throw EarshotError(.invalidInput, "\(origin): no keys") }
         self.scopes = scopes

@@ -100,7 +100,8 @@ public struct TokenIssuer: Sendable {
     /// Whether `accessToken` is live at `now` and opens `scope`.
     public func authorize(accessToken: String, for scope: OAuthScope, now: Date) -> Verdict {
         if let granted = apiKeys.scopes[accessToken] {
-            return granted.isSuperset(of: scope) ? .authorized(clientID: "api-key") : .wrongScope(granted)
+            return granted.isSuperset(of: scope)
+                ? .authorized(clientID: apiKeys.names[accessToken] ?? "api-key") : .wrongScope(granted)
         }
         guard let token = SignedToken(decoding: accessToken, with: key), token.kind == .access,
             secrets[token.clientID] != nil

@@ -79,7 +79,7 @@ struct TranscriptionRoute: Sendable {
     private func recognize(_ request: Request, context: ServiceRequestContext, logger: Logger) async throws
         -> Response
     {
-        try await authorize(request)
+        let app = try await authorize(request)
         let header = request.headers[.contentType] ?? ""
         let media = MediaType(header: header)
         guard media.type == "multipart/form-data", let boundary = media.parameters["boundary"],
@@ -94,11 +94,11 @@ struct TranscriptionRoute: Sendable {
         }
         let settled = Settled<TranscriptionOptions>()
         let lent = Settled<String>()
-        let maxAudioDuration = configuration.maxAudioDuration
+        let limits = configuration.audioLimits
         let (modelIDs, languages, pools) = (acceptedModelIDs, self.pools.languages, self.pools)
         let resolve: @Sendable (String) -> String? = { pools.entry(named: $0)?.model.id }
         let outcome = try await upload.stream(
-            request.body, context: context,
+            request.body, context: context, app: app,
             choosingPool: { head in
                 let named = ModelFieldScanner.model(in: head, boundary: boundary).flatMap { pools.entry(named: $0) }
                 let entry = named ?? pools.primary
@@ -107,13 +107,20 @@ struct TranscriptionRoute: Sendable {
             }
         ) { recognizer in
             transcriptionUpload(
-                boundary: boundary, recognizer: recognizer, maxAudioDuration: maxAudioDuration, modelIDs: modelIDs,
+                boundary: boundary, recognizer: recognizer, limits: limits, modelIDs: modelIDs,
                 languages: languages, lentModel: lent.value ?? pools.primary.model.id, resolveModel: resolve,
                 settled: settled)
         }
         switch outcome {
         case .stalled(let stall):
             throw upload.stalledError(stall)
+        case .noSpeech(let audioTime, _, let limit):
+            logger.info("no speech", metadata: ["audio_time": "\(audioTime)", "max_initial_silence": "\(limit)"])
+            var error = ServiceError.badRequest(
+                "no speech was found in the first \(RecognitionDocument.rounded(limit)) s of the audio (this "
+                    + "service's --max-initial-silence); the rest of the file was not read", variables: "file")
+            error.headers[.connection] = "close"
+            throw error
         case .recognized(let result, let audioTime, let audioBytes, let finishing):
             let options = settled.value ?? TranscriptionOptions()
             logger.info(
@@ -131,11 +138,12 @@ struct TranscriptionRoute: Sendable {
         }
     }
 
-    /// Checks the Bearer key: an access token of scope `SPEECH`. A 401 says why.
-    private func authorize(_ request: Request) async throws(ServiceError) {
+    /// Checks the Bearer key: an access token of scope `SPEECH`, or an API key; gives its app. A 401
+    /// says why.
+    private func authorize(_ request: Request) async throws(ServiceError) -> String {
         let reason: String
         switch await authority.check(request.headers[.authorization], for: .speech) {
-        case .success: return
+        case .success(let app): return app
         case .failure(let refusal): reason = refusal.reason
         }
         var error = ServiceError.unauthorized(realm: configuration.realm, reason: reason)
@@ -162,10 +170,10 @@ final class Settled<Value: Sendable>: Sendable {
 /// The upload's audio path for the lent recognizer's own type, opened from the pool's
 /// `any Recognizer` (SE-0352).
 private func transcriptionUpload<R: Recognizer>(
-    boundary: String, recognizer: R, maxAudioDuration: Double, modelIDs: [String], languages: [String],
+    boundary: String, recognizer: R, limits: AudioLimits, modelIDs: [String], languages: [String],
     lentModel: String, resolveModel: @escaping @Sendable (String) -> String?, settled: Settled<TranscriptionOptions>
 ) -> any RequestAudio {
     TranscriptionUpload(
-        boundary: boundary, recognizer: recognizer, maxAudioDuration: maxAudioDuration, modelIDs: modelIDs,
+        boundary: boundary, recognizer: recognizer, limits: limits, modelIDs: modelIDs,
         languages: languages, lentModel: lentModel, resolveModel: resolveModel, settled: settled)
 }

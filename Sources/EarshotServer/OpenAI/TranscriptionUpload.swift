@@ -23,7 +23,7 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
 
     private var reader: MultipartReader
     private let recognizer: R
-    private let maxAudioDuration: Double
+    private let limits: AudioLimits
     private let modelIDs: [String]
     private let languages: [String]
     /// The model the lent recognizer belongs to, and how a model field's value maps to a model id.
@@ -39,7 +39,7 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
     private var session: RecognitionSession<R>?
 
     init(
-        boundary: String, recognizer: R, maxAudioDuration: Double, modelIDs: [String], languages: [String],
+        boundary: String, recognizer: R, limits: AudioLimits, modelIDs: [String], languages: [String],
         lentModel: String, resolveModel: @escaping @Sendable (String) -> String?, settled: Settled<TranscriptionOptions>
     ) {
         self.lentModel = lentModel
@@ -47,7 +47,7 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
         reader = MultipartReader(boundary: boundary)
         self.settled = settled
         self.recognizer = recognizer
-        self.maxAudioDuration = maxAudioDuration
+        self.limits = limits
         self.modelIDs = modelIDs
         self.languages = languages
     }
@@ -154,7 +154,7 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
                 variables: "file")
         }
         let session = try RecognitionSession(
-            contentType: contentType, recognizer: recognizer, maxAudioDuration: maxAudioDuration)
+            contentType: contentType, recognizer: recognizer, limits: limits)
         self.session = session
         let head = fileHead
         fileHead = []

@@ -15,7 +15,7 @@ import Logging
 /// `{"RequestError":…}` form, with its status as `"status"` beside it.
 extension SpeechToTextRoute {
     func partialResultsResponse(
-        _ body: RequestBody, pool: RecognizerPool, makeAudio: @escaping AudioFactory, context: ServiceRequestContext,
+        _ body: RequestBody, app: String, pool: RecognizerPool, makeAudio: @escaping AudioFactory, context: ServiceRequestContext,
         responseID: String, wordTimes: Bool, logger: Logger
     ) -> Response {
         var headers = HTTPFields()
@@ -29,7 +29,7 @@ extension SpeechToTextRoute {
                     do {
                         return .success(
                             try await upload.stream(
-                                body, context: context, pool: pool,
+                                body, context: context, app: app, pool: pool,
                                 onPartial: { text, audioTime in
                                     continuation.yield(
                                         Self.partialLine(text, audioTime: audioTime, responseID: responseID))

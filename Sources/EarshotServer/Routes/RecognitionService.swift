@@ -52,12 +52,12 @@ enum RecognitionService: Sendable {
 extension SpeechToTextRoute {
     /// Checks `Content-Type` against the service and returns how the body will be read.
     func audioFactory(contentType header: String, context: SpeechContext) throws(ServiceError) -> AudioFactory {
-        let maxAudioDuration = configuration.maxAudioDuration
+        let limits = configuration.audioLimits
         switch service {
         case .speechToText:
             let contentType = try AudioContentType(header: header)
             return { recognizer in
-                try speechToTextSession(contentType: contentType, recognizer: recognizer, maxAudioDuration: maxAudioDuration)
+                try speechToTextSession(contentType: contentType, recognizer: recognizer, limits: limits)
             }
         case .speechToTextCustom:
             let media = MediaType(header: header)
@@ -82,7 +82,7 @@ extension SpeechToTextRoute {
                 }
                 return customRequest(
                     boundary: boundary, context: context, recognizer: recognizer,
-                    maxAudioDuration: maxAudioDuration, grammarLimit: grammarLimit, grammarLimits: grammarLimits)
+                    limits: limits, grammarLimit: grammarLimit, grammarLimits: grammarLimits)
             }
         }
     }
@@ -92,16 +92,16 @@ extension SpeechToTextRoute {
 // type (SE-0352), so a request's audio path is specialized for it.
 
 private func speechToTextSession<R: Recognizer>(
-    contentType: AudioContentType, recognizer: R, maxAudioDuration: Double
+    contentType: AudioContentType, recognizer: R, limits: AudioLimits
 ) throws -> any RequestAudio {
-    try RecognitionSession(contentType: contentType, recognizer: recognizer, maxAudioDuration: maxAudioDuration)
+    try RecognitionSession(contentType: contentType, recognizer: recognizer, limits: limits)
 }
 
 private func customRequest<R: GrammarRecognizer>(
-    boundary: String, context: SpeechContext, recognizer: R, maxAudioDuration: Double, grammarLimit: Int,
+    boundary: String, context: SpeechContext, recognizer: R, limits: AudioLimits, grammarLimit: Int,
     grammarLimits: GrammarLimits
 ) -> any RequestAudio {
     CustomRecognitionRequest(
-        boundary: boundary, context: context, recognizer: recognizer, maxAudioDuration: maxAudioDuration,
+        boundary: boundary, context: context, recognizer: recognizer, limits: limits,
         grammarLimit: grammarLimit, grammarLimits: grammarLimits)
 }

@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotRecognizer
 import EarshotWire
 import Foundation
@@ -59,7 +60,7 @@ struct SpeechToTextRoute: Sendable {
     private func recognize(_ request: Request, context: ServiceRequestContext, responseID: String, logger: Logger)
         async throws -> Response
     {
-        try await authorize(request)
+        let app = try await authorize(request)
         let speechContext = try service.context(of: request)
         guard let typeHeader = request.headers[.contentType] else {
             throw ServiceError.badRequest(
@@ -86,10 +87,10 @@ struct SpeechToTextRoute: Sendable {
         guard pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(
-                request.body, pool: pool, makeAudio: makeAudio, context: context, responseID: responseID,
+                request.body, app: app, pool: pool, makeAudio: makeAudio, context: context, responseID: responseID,
                 wordTimes: arguments.flag("WordTimes"), logger: logger)
         }
-        let outcome = try await upload.stream(request.body, context: context, pool: pool, makeAudio: makeAudio)
+        let outcome = try await upload.stream(request.body, context: context, app: app, pool: pool, makeAudio: makeAudio)
         let document = try finalDocument(
             outcome, responseID: responseID, wordTimes: arguments.flag("WordTimes"), logger: logger)
         let rendering = RecognitionDocument.Rendering(accept: request.headers[values: .accept])
@@ -118,6 +119,16 @@ struct SpeechToTextRoute: Sendable {
                     "audio_bytes": "\(audioBytes)", "finishing": "\(finishing)",
                 ])
             return document
+        case .noSpeech(let audioTime, let audioBytes, let limit):
+            logger.info(
+                "no speech",
+                metadata: [
+                    "audio_time": "\(audioTime)", "audio_bytes": "\(audioBytes)", "max_initial_silence": "\(limit)",
+                ])
+            let nothing = MediaTime.zero(sampleRate: 16_000)
+            return RecognitionDocument(
+                result: RecognitionResult(hypotheses: [], start: nothing, end: nothing, isPartial: false),
+                responseID: responseID, audioTime: audioTime, audioBytes: audioBytes)
         }
     }
 
@@ -130,10 +141,11 @@ struct SpeechToTextRoute: Sendable {
         }
     }
 
-    /// Checks `Authorization: Bearer <token>` for this service's scope.
-    private func authorize(_ request: Request) async throws(ServiceError) {
-        if case .failure(let refusal) = await authority.check(request.headers[.authorization], for: service.scope) {
-            throw ServiceError.unauthorized(realm: configuration.realm, reason: refusal.reason)
+    /// Checks `Authorization: Bearer <token>` for this service's scope; gives the app it was issued to.
+    private func authorize(_ request: Request) async throws(ServiceError) -> String {
+        switch await authority.check(request.headers[.authorization], for: service.scope) {
+        case .success(let app): return app
+        case .failure(let refusal): throw ServiceError.unauthorized(realm: configuration.realm, reason: refusal.reason)
         }
     }
 

@@ -12,6 +12,15 @@ struct UploadRecognition: Sendable {
     let executor: BlockingExecutor
     /// Counts the audio recognized.
     let metrics: ServiceMetrics
+    /// The recognitions each app runs now, against the per-app cap.
+    let apps: AppRecognitions
+
+    init(configuration: ServiceConfiguration, executor: BlockingExecutor, metrics: ServiceMetrics) {
+        self.configuration = configuration
+        self.executor = executor
+        self.metrics = metrics
+        apps = AppRecognitions(limit: configuration.recognitionsPerApp)
+    }
 
     /// Makes what a request's body is fed to, once a recognizer is lent to it.
     typealias AudioFactory = @Sendable (any Recognizer) throws -> any RequestAudio
@@ -21,6 +30,9 @@ struct UploadRecognition: Sendable {
         /// `finishing` is the time from the body's end to the final result: the latency the service adds.
         case recognized(RecognitionResult, audioTime: Double, audioBytes: Int, finishing: Duration)
         case stalled(UploadPace.Stall)
+        /// No speech in the first `limit` seconds of audio (``InitialSilenceLimit``): the seed's "No
+        /// Speech", given without reading the rest of the body.
+        case noSpeech(audioTime: Double, audioBytes: Int, limit: Double)
     }
 
     /// Reads `body` into a recognition session, chunk by chunk, while a watchdog enforces the
@@ -30,23 +42,25 @@ struct UploadRecognition: Sendable {
     /// A recognizer is borrowed from the pool only once the first `leaseThreshold` bytes (or the
     /// whole body, if shorter) have arrived, and returned before this returns or throws: a client
     /// that sends headers and then dribbles holds nothing but its own connection. If every
-    /// recognizer is busy by then, throws 503 with `Retry-After`. A client that closes its connection
+    /// recognizer is busy by then, throws 503 with `Retry-After`; if `app` already runs its share of
+    /// recognizers (``ServiceConfiguration/maxRecognitionsPerApp``), 429 with `Retry-After`. A client that closes its connection
     /// mid-request (``ClientDeparture``) stops the recognition within a watchdog period (0.1 s) and the
     /// chunk being decoded: throws 499.
     ///
     /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
     /// of audio decoded when it was found.
     func stream(
-        _ body: RequestBody, context: ServiceRequestContext, pool: RecognizerPool,
+        _ body: RequestBody, context: ServiceRequestContext, app: String, pool: RecognizerPool,
         onPartial: (@Sendable (String, Double) -> Void)? = nil, makeAudio: @escaping AudioFactory
     ) async throws -> Outcome {
-        try await stream(body, context: context, choosingPool: { _ in pool }, onPartial: onPartial, makeAudio: makeAudio)
+        try await stream(
+            body, context: context, app: app, choosingPool: { _ in pool }, onPartial: onPartial, makeAudio: makeAudio)
     }
 
-    /// As ``stream(_:context:pool:onPartial:makeAudio:)``, borrowing from the pool `choosePool` picks
+    /// As ``stream(_:context:app:pool:onPartial:makeAudio:)``, borrowing from the pool `choosePool` picks
     /// from the body's first chunks (the OpenAI route reads the model field there).
     func stream(
-        _ body: RequestBody, context: ServiceRequestContext,
+        _ body: RequestBody, context: ServiceRequestContext, app: String,
         choosingPool choosePool: @escaping @Sendable ([[UInt8]]) -> RecognizerPool,
         onPartial: (@Sendable (String, Double) -> Void)? = nil, makeAudio: @escaping AudioFactory
     ) async throws -> Outcome {
@@ -54,6 +68,7 @@ struct UploadRecognition: Sendable {
         let metrics = self.metrics
         let threshold = configuration.leaseThreshold
         let retryAfter = configuration.retryAfterSeconds
+        let apps = self.apps
         // The watchdog's period bounds how long a departed client's recognition runs on (plus the
         // chunk being decoded): a tenth of a second, a cheap mutex read and a TCP_INFO call.
         let poll = min(configuration.readTimeout / 4, .milliseconds(100))
@@ -78,6 +93,12 @@ struct UploadRecognition: Sendable {
                 }
                 activity.stopWaiting()
                 let pool = choosePool(pending)
+                guard apps.take(app) else {
+                    var tooMany = ServiceError.tooManyRecognitions(limit: apps.limit, retryAfter: retryAfter)
+                    tooMany.headers[.connection] = "close"
+                    throw tooMany
+                }
+                defer { apps.give(app) }
                 guard let lease = try await pool.checkOut() else {
                     var busy = ServiceError.busy(retryAfter: retryAfter)
                     busy.headers[.connection] = "close"
@@ -125,6 +146,11 @@ struct UploadRecognition: Sendable {
                     return .recognized(
                         result, audioTime: recognizing.audioTime, audioBytes: recognizing.audioBytes,
                         finishing: .now - bodyEnded)
+                } catch RecognitionSessionFailure.noSpeech(let limit) {
+                    audio?.abandon()
+                    pool.checkIn(lease)
+                    return .noSpeech(
+                        audioTime: audio?.audioTime ?? 0, audioBytes: audio?.audioBytes ?? 0, limit: limit)
                 } catch {
                     audio?.abandon()
                     pool.checkIn(lease)
@@ -143,10 +169,13 @@ struct UploadRecognition: Sendable {
             }
             defer { group.cancelAll() }
             let first = try await group.next()!
-            // The reader is blocked on a client that sends nothing useful: end the body under it. (An
-            // over-long upload is not drained either: its answer is the last on the connection, which
-            // `ConnectionGuard` closes after a short linger.)
-            if case .stalled = first { context.closeInput() }
+            // The reader is blocked on a client that sends nothing useful, or the rest of the body is
+            // not worth reading: end the body under it. (An over-long upload is not drained either: its
+            // answer is the last on the connection, which `ConnectionGuard` closes after a short linger.)
+            switch first {
+            case .stalled, .noSpeech: context.closeInput()
+            case .recognized: break
+            }
             return first
         }
     }

@@ -11,10 +11,12 @@ enum RecognitionSessionFailure: Error {
     /// A container body (decoded once it has arrived) holds more than `limit` bytes, more than
     /// `seconds` of audio at any audio bit rate.
     case tooLarge(limit: Int, seconds: Double)
+    /// No speech was found in the first `limit` seconds of audio (``InitialSilenceLimit``).
+    case noSpeech(limit: Double)
 }
 
 /// One request's audio path, fed as the body arrives: one chain of decoder → duration limit →
-/// resampler (made when the decoded format is known) → recognizer.
+/// resampler (made when the decoded format is known) → initial-silence limit → recognizer.
 ///
 /// Each body chunk is decoded, brought to the recognizer's format and recognized before the next
 /// chunk is read, so when the last chunk arrives only its own audio and the end of the utterance
@@ -43,12 +45,14 @@ final class RecognitionSession<R: Recognizer> {
     private let maxAudioDuration: Double
 
     private typealias Chain = StageChain<
-        StageChain<Decoding, DurationLimit>, StageChain<DeferredResampler, RecognizerStage<R>>
+        StageChain<Decoding, DurationLimit>,
+        StageChain<DeferredResampler, StageChain<InitialSilenceLimit, RecognizerStage<R>>>
     >
     private var chain: Chain
     private var results = StageOutput<RecognitionResult>()
 
-    init(contentType: AudioContentType, recognizer: R, maxAudioDuration: Double) throws {
+    init(contentType: AudioContentType, recognizer: R, limits: AudioLimits) throws {
+        let maxAudioDuration = limits.maxAudioDuration
         // Each request is decoded as by a freshly loaded recognizer: one client's channel must not
         // colour another's result.
         var recognizer = recognizer
@@ -63,13 +67,17 @@ final class RecognitionSession<R: Recognizer> {
         spoolLimit =
             contentType.container == nil
             ? nil : Int(min(maxAudioDuration * Double(Self.containerMaxBytesPerSecond), Double(Int32.max))) + (1 << 20)
+        let silence = try InitialSilenceLimit(
+            limit: limits.maxInitialSilence, detector: limits.detector, models: limits.detectorModels,
+            sampleRate: recognizer.format.sampleRate)
         chain = decoding.then(DurationLimit(limit: maxAudioDuration)).then(
-            DeferredResampler(configuration: .init(sampleRate: recognizer.format.sampleRate)).then(recognition))
+            DeferredResampler(configuration: .init(sampleRate: recognizer.format.sampleRate)).then(
+                silence.then(recognition)))
     }
 
     private var recognizer: R {
-        get { chain.second.second.recognizer }
-        _modify { yield &chain.second.second.recognizer }
+        get { chain.second.second.second.recognizer }
+        _modify { yield &chain.second.second.second.recognizer }
     }
 
     /// Decodes and recognizes one chunk of the body.

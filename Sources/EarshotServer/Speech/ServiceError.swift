@@ -57,6 +57,16 @@ public struct ServiceError: Error, Sendable {
             text: "every recognizer is busy; retry after \(retryAfter) s", headers: headers)
     }
 
+    /// 429 SVC0002: the app already runs `limit` recognitions (`--max-recognitions-per-app`).
+    public static func tooManyRecognitions(limit: Int, retryAfter: Int) -> ServiceError {
+        var error = ServiceError(
+            status: .tooManyRequests, kind: .serviceException, messageID: "SVC0002",
+            text: "this app already runs \(limit) recognition\(limit == 1 ? "" : "s") at once, this service's "
+                + "limit per app; retry when one has finished")
+        error.headers[.retryAfter] = "\(retryAfter)"
+        return error
+    }
+
     /// 499 (nginx's "Client Closed Request"): the client closed its connection before the answer, so
     /// the work was stopped. For the log and metrics; no client reads it.
     public static var clientClosedRequest: ServiceError {
