@@ -62,6 +62,9 @@ public struct ServiceConfiguration: Sendable {
     /// How long after SIGTERM (or SIGINT) `/health` answers 503 while requests are still accepted,
     /// before the listener closes; zero closes it at once. In-flight requests finish either way.
     public var drainDelay: Duration = .zero
+    /// How long requests in flight may run once the listener has closed; a recognition still running
+    /// then is answered 503 (``DrainDeadline``) and the process exits.
+    public var drainTimeout: Duration = .seconds(30)
     /// Connections open at once; one accepted beyond is closed at once, so the process never runs
     /// out of descriptors and its listener keeps accepting. By default the soft `RLIMIT_NOFILE` less
     /// 128 kept for everything else (``ConnectionBudget``).

@@ -25,6 +25,7 @@ public struct SpeechService: Sendable {
     public let readiness = ServiceReadiness()
     public let metrics = ServiceMetrics()
     private let listener: ServiceListener
+    private let drainDeadline: DrainDeadline
     private let logger: Logger
 
     /// Each of `configuration.models` gets a pool of recognizers its factory makes (``RecognizerPools``);
@@ -37,6 +38,7 @@ public struct SpeechService: Sendable {
         self.configuration = configuration
         self.logger = logger
         listener = ServiceListener(logger: logger)
+        drainDeadline = DrainDeadline(timeout: configuration.drainTimeout)
         authority = TokenAuthority(
             issuer: TokenIssuer(
                 credentials: configuration.credentials.secrets, apiKeys: configuration.apiKeys,
@@ -55,7 +57,11 @@ public struct SpeechService: Sendable {
         -> [any Service]
     {
         let application = try await makeApplication(onListening: onListening)
-        return [application, ServiceDrain(readiness: readiness, delay: configuration.drainDelay, listener: listener)]
+        return [
+            application,
+            ServiceDrain(
+                readiness: readiness, delay: configuration.drainDelay, listener: listener, deadline: drainDeadline),
+        ]
     }
 
     /// The Hummingbird application alone: load `preloadedRecognizers` first (throws if the model cannot
@@ -69,7 +75,8 @@ public struct SpeechService: Sendable {
         let router = Router(context: ServiceRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         let upload = UploadRecognition(
-            configuration: configuration, executor: pools.primary.pool.executor, metrics: metrics)
+            configuration: configuration, executor: pools.primary.pool.executor, metrics: metrics,
+            drainDeadline: drainDeadline)
         let oauth = OAuthRoute(authority: authority)
         let speech = SpeechToTextRoute(
             service: .speechToText, authority: authority, upload: upload, pool: pools.primary,
@@ -131,8 +138,13 @@ extension SpeechService {
         let logger = Logger(label: "earshot.service")
         let service = SpeechService(configuration: configuration, logger: logger)
         let services = try await service.makeServices(onListening: onListening)
-        let group = ServiceGroup(
-            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Past the drain's own deadline (whose recognitions are answered 503 at their next block), the
+        // shutdown turns into cancellation, which closes every connection left.
+        groupConfiguration.maximumGracefulShutdownDuration =
+            configuration.drainDelay + configuration.drainTimeout + .seconds(2)
+        let group = ServiceGroup(configuration: groupConfiguration)
         do {
             try await group.run()
         } catch let error as IOError where [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode) {

@@ -147,6 +147,12 @@ struct Serve: AsyncParsableCommand {
             discussion: "For load balancers that poll /health. In-flight requests finish whatever the delay."))
     var drainDelay: Double = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds requests in flight may run once the listener has closed on SIGTERM; then they get 503 and the process exits.",
+            discussion: "A hard deadline for stopping: one slow upload cannot hold a stopping instance."))
+    var drainTimeout: Double = 30
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -178,6 +184,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--max-recognitions-per-app must be at least 1")
         }
         guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be at least 1") }
+        guard drainTimeout > 0, drainTimeout.isFinite else {
+            throw ValidationError("--drain-timeout must be a positive number of seconds")
+        }
         guard drainDelay >= 0, drainDelay.isFinite else {
             throw ValidationError("--drain-delay must be zero or a positive number of seconds")
         }
@@ -216,6 +225,7 @@ struct Serve: AsyncParsableCommand {
         configuration.apiKeys = keys
         configuration.models = try recognizerOptions.serviceModels()
         configuration.drainDelay = Self.duration(drainDelay)
+        configuration.drainTimeout = Self.duration(drainTimeout)
         if let maxConnections { configuration.maxConnections = maxConnections }
         configuration.maxInitialSilence = maxInitialSilence
         configuration.maxRecognitionsPerApp = maxRecognitionsPerApp

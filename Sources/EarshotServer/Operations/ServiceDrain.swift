@@ -8,11 +8,12 @@ import ServiceLifecycle
 /// the listener still accepts (`delay`, for load balancers that poll it); then the listener stops
 /// taking connections without resetting any it has taken (``ServiceListener``), and the application
 /// closes it and finishes the requests in flight. With no delay that begins at once, and a balancer
-/// learns of the drain by the refused connection.
+/// learns of the drain by the refused connection. Closing the listener starts the ``DrainDeadline``.
 struct ServiceDrain: Service {
     let readiness: ServiceReadiness
     let delay: Duration
     let listener: ServiceListener
+    let deadline: DrainDeadline
 
     func run() async throws {
         // Cancelled (the group is torn down without a graceful shutdown): nothing left to drain.
@@ -20,5 +21,6 @@ struct ServiceDrain: Service {
         await readiness.drain()
         try? await Task.sleep(for: delay)
         await listener.shut()
+        deadline.start()
     }
 }

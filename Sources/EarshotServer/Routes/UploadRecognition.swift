@@ -15,10 +15,17 @@ struct UploadRecognition: Sendable {
     /// The recognitions each app runs now, against the per-app cap.
     let apps: AppRecognitions
 
-    init(configuration: ServiceConfiguration, executor: BlockingExecutor, metrics: ServiceMetrics) {
+    /// When a stopping service gives up on the recognitions still running.
+    let drainDeadline: DrainDeadline
+
+    init(
+        configuration: ServiceConfiguration, executor: BlockingExecutor, metrics: ServiceMetrics,
+        drainDeadline: DrainDeadline
+    ) {
         self.configuration = configuration
         self.executor = executor
         self.metrics = metrics
+        self.drainDeadline = drainDeadline
         apps = AppRecognitions(limit: configuration.recognitionsPerApp)
     }
 
@@ -69,6 +76,8 @@ struct UploadRecognition: Sendable {
         let threshold = configuration.leaseThreshold
         let retryAfter = configuration.retryAfterSeconds
         let apps = self.apps
+        let drainDeadline = self.drainDeadline
+        let drainTimeout = configuration.drainTimeout
         // The watchdog's period bounds how long a departed client's recognition runs on (plus the
         // chunk being decoded): a tenth of a second, a cheap mutex read and a TCP_INFO call.
         let poll = min(configuration.readTimeout / 4, .milliseconds(100))
@@ -160,6 +169,10 @@ struct UploadRecognition: Sendable {
             group.addTask {
                 while true {
                     if let stall = activity.stall { return .stalled(stall) }
+                    if drainDeadline.hasPassed {
+                        context.closeInput()
+                        throw ServiceError.shuttingDown(drainTimeout: drainTimeout, retryAfter: retryAfter)
+                    }
                     if await context.clientHasLeft() {
                         context.closeConnection()
                         throw ServiceError.clientClosedRequest

@@ -57,6 +57,18 @@ public struct ServiceError: Error, Sendable {
             text: "every recognizer is busy; retry after \(retryAfter) s", headers: headers)
     }
 
+    /// 503 SVC0002: the service is stopping and its drain timeout has ended this recognition; the
+    /// client may retry (on another instance).
+    public static func shuttingDown(drainTimeout: Duration, retryAfter: Int) -> ServiceError {
+        var error = ServiceError(
+            status: .serviceUnavailable, kind: .serviceException, messageID: "SVC0002",
+            text: "the service is shutting down and its drain timeout (\(drainTimeout.components.seconds) s) ended "
+                + "this recognition; retry")
+        error.headers[.retryAfter] = "\(retryAfter)"
+        error.headers[.connection] = "close"
+        return error
+    }
+
     /// 429 SVC0002: the app already runs `limit` recognitions (`--max-recognitions-per-app`).
     public static func tooManyRecognitions(limit: Int, retryAfter: Int) -> ServiceError {
         var error = ServiceError(
