@@ -3,8 +3,9 @@ import Foundation
 /// When a request to a recognition service is worth sending again, and after how long: the client's
 /// rule for every backend, so a transcriber or an application does not invent its own.
 ///
-/// Transient failures are a refused or lost connection, no answer in time, and 502, 503 and 504.
-/// Anything else (400, 401, 413 …) would fail again the same way and is not retried. A connection
+/// Transient failures are a refused or lost connection, no answer in time, 429 (too many requests: an
+/// app over its service's per-app limit, which frees as its other requests finish) and 502, 503 and
+/// 504. Anything else (400, 401, 413 …) would fail again the same way and is not retried. A connection
 /// failure has taken its own time already (refused at once, or the connect timeout), so a service that
 /// is restarting is tried again soon: 0.25, 0.5, 1 … s. A busy or failing one is given longer: 1, 2,
 /// 4 … × ``backoff`` seconds, or what its `Retry-After` asks, if that is longer.
@@ -35,7 +36,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public static func isTransient(_ error: SpeechClientError) -> Bool {
         switch error {
         case .connectionFailure, .noResponseFromServer: true
-        case .httpStatus(let status, _, _): [502, 503, 504].contains(status)
+        case .httpStatus(let status, _, _): [429, 502, 503, 504].contains(status)
         default: false
         }
     }

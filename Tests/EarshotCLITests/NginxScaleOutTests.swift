@@ -201,8 +201,9 @@ import Testing
     }
 
     @Test func a503FromABusyInstanceIsRetriedOnTheOther() throws {
-        // Instance 0 has one recognizer, and the test holds it with an upload that waits (long grace).
-        let deployment = try Deployment(first: ["--recognizers", "1", "--upload-grace", "60", "--read-timeout", "60"])
+        // Instance 0 has one recognizer, and the test holds it with an upload that waits (long grace: beside
+        // a CPU hog the three requests below took over a minute).
+        let deployment = try Deployment(first: ["--recognizers", "1", "--upload-grace", "600", "--read-timeout", "600"])
         defer { deployment.stop() }
         let token = try deployment.token()
         let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.wav)))

@@ -29,22 +29,22 @@ import Testing
         defer { _ = server.stop() }
         let token = try ServeHardeningTests.token(server)
         // The head announces 60 s of silence; 30 s of it is sent (enough to be lent a recognizer), then
-        // nothing more: without the limit the service waits for the rest and answers 408.
+        // nothing more: without the limit the service waits for the rest and answers 408 after the 4 s
+        // read timeout. (The status tells the two apart, not the time, which a loaded machine stretches.)
         let audio = Self.silentAMR(seconds: 60)
         let cpuBefore = try Self.cpuSeconds(server.process.processIdentifier)
         let connection = try LoopbackConnection(port: server.port)
         connection.send(ServeHardeningTests.speechHead(token: token, contentType: "audio/amr", length: audio.count))
-        let started = Date()
         connection.send(Array(audio.prefix(6 + 30 * 50)))
-        connection.read(for: 3)
-        let answeredAfter = Date().timeIntervalSince(started)
+        connection.read(for: 60)
         #expect(connection.statuses == [200], "\(connection.text)")
         #expect(connection.text.contains("\"No Speech\""), "\(connection.text)")
-        #expect(answeredAfter < 3, "answered after \(answeredAfter) s")
-        // Three seconds of audio looked at, not thirty: the request's CPU stays far below the audio sent.
+        // Three seconds of audio looked at, not thirty: the request's CPU (the service's own clock, which
+        // load does not stretch) stays far below the audio sent.
         let cpu = try Self.cpuSeconds(server.process.processIdentifier) - cpuBefore
         #expect(cpu < 3, "the silent upload cost \(cpu) s of CPU")
-        #expect(try ServeHardeningTests.recognize(server, token: token).0 == 200, "the service still serves")
+        let after = try ServeHardeningTests.recognize(server, token: token)
+        #expect(after.0 == 200, "the service still serves: \(after.1)")
     }
 
     @Test func speechAfterSilenceShorterThanTheLimitIsRecognized() throws {

@@ -65,6 +65,15 @@ import Testing
             return 42
         }
         #expect(answer == 42 && calls.count == 2)
+
+        // 429 is a service's per-app limit (or a token rate limit): it frees, so it is retried.
+        calls.count = 0
+        let later = try await policy.run { () throws(SpeechClientError) -> Int in
+            calls.count += 1
+            if calls.count < 2 { throw .httpStatus(429, nil, retryAfter: 0) }
+            return 7
+        }
+        #expect(later == 7 && calls.count == 2)
     }
 
     final class Calls {
