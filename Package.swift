@@ -144,6 +144,8 @@ let package = Package(
                 "EarshotCore", "EarshotCodecs", "EarshotDSP", "EarshotRecognizer", "EarshotModels", "EarshotWire",
                 // A voice activity detector ends uploads with no speech early (InitialSilenceLimit).
                 "EarshotVAD",
+                // Text to Speech: /speech/v3/textToSpeech and /v1/audio/speech.
+                "EarshotSynthesis",
                 // MP3, MP4/M4A, WebM and Ogg Vorbis uploads are decoded through FFmpeg (MediaSpoolDecoder).
                 "EarshotIO", "CLinuxSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),

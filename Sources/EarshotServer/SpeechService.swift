@@ -11,7 +11,8 @@ import UnixSignals
 /// transcription API, served by Hummingbird.
 ///
 /// Routes: `POST /oauth/token`, `POST /speech/v3/speechToText`, `POST /speech/v3/speechToTextCustom`,
-/// the OpenAI-compatible `POST /v1/audio/transcriptions` and `GET /v1/models`, and for operators
+/// `POST /speech/v3/textToSpeech`,
+/// the OpenAI-compatible `POST /v1/audio/transcriptions`, `POST /v1/audio/speech` and `GET /v1/models`, and for operators
 /// `GET /health` and `GET /metrics`. One token authority, one bounded recognizer pool and one set of
 /// metrics are shared by all requests. Run its ``makeServices(onListening:)`` under a `ServiceGroup`
 /// (swift-service-lifecycle), which stops it gracefully on SIGINT or SIGTERM: `/health` turns 503,
@@ -93,6 +94,12 @@ public struct SpeechService: Sendable {
             await openAI.transcribe(request, context: context)
         }
         router.get("/v1/models") { request, _ in await openAI.models(request) }
+        let openAISpeech = OpenAISpeechRoute(authority: authority, configuration: configuration)
+        router.post("/v1/audio/speech") { request, context in await openAISpeech.speak(request, context: context) }
+        let textToSpeech = TextToSpeechRoute(authority: authority, configuration: configuration)
+        router.post("/speech/v3/textToSpeech") { request, context in
+            await textToSpeech.respond(request, context: context)
+        }
         router.post("/speech/v3/speechToText") { request, context in await speech.respond(request, context: context) }
         router.post("/speech/v3/speechToTextCustom") { request, context in
             await custom.respond(request, context: context)

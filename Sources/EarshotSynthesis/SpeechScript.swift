@@ -80,6 +80,20 @@ public struct SpeechScript: Sendable, Hashable {
         self = try SSMLReader(field: field).read(ssml)
     }
 
+    /// The script spoken `factor` times as loud (a request's volume over the document's own prosody).
+    public func scalingVolume(by factor: Double) -> SpeechScript {
+        let outer = Prosody(volume: factor)
+        return SpeechScript(
+            parts: parts.map { part in
+                switch part {
+                case .text(let text, let prosody): .text(text, prosody.nested(in: outer))
+                case .phonemes(let phonemes, let alphabet, let fallback, let prosody):
+                    .phonemes(phonemes, alphabet: alphabet, fallback: fallback, prosody.nested(in: outer))
+                case .pause: part
+                }
+            })
+    }
+
     /// The characters of text to speak (what the text limit counts).
     public var spokenCharacterCount: Int {
         parts.reduce(0) { total, part in

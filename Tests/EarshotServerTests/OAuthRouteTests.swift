@@ -43,7 +43,7 @@ import Testing
             ("client_id=test-app&client_secret=nope&grant_type=client_credentials&scope=SPEECH", 401, "invalid_client"),
             ("client_id=nobody&client_secret=x&grant_type=client_credentials&scope=SPEECH", 401, "invalid_client"),
             (
-                "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=TTS", 400,
+                "client_id=test-app&client_secret=\(server.appSecret)&grant_type=client_credentials&scope=MMS", 400,
                 "invalid_scope"
             ),
             ("client_id=test-app&client_secret=\(server.appSecret)&grant_type=password", 400, "unsupported_grant_type"),
