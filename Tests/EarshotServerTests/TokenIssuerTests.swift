@@ -70,7 +70,7 @@ struct TokenIssuerTests {
             try issuer.issue(clientID: "nobody", clientSecret: "s3cret", scope: "SPEECH", now: start, using: &random)
         }
         #expect(throws: TokenIssuer.Refusal.invalidScope) {
-            try issuer.issue(clientID: "app", clientSecret: "s3cret", scope: "TTS", now: start, using: &random)
+            try issuer.issue(clientID: "app", clientSecret: "s3cret", scope: "MMS", now: start, using: &random)
         }
         #expect(throws: TokenIssuer.Refusal.invalidScope) {
             try issuer.issue(clientID: "app", clientSecret: "s3cret", scope: nil, now: start, using: &random)
@@ -195,7 +195,9 @@ struct TokenIssuerTests {
         #expect(OAuthScope(field: "sttc") == .speechToTextCustom)
         #expect(OAuthScope(field: "SPEECH, STTC") == [.speech, .speechToTextCustom])
         #expect(OAuthScope(field: "") == nil)
-        #expect(OAuthScope(field: "SPEECH,TTS") == nil)
+        #expect(OAuthScope(field: "tts") == .textToSpeech)
+        #expect(OAuthScope(field: "SPEECH,TTS")?.description == "SPEECH,TTS")
+        #expect(OAuthScope(field: "SPEECH,MMS") == nil)
     }
 
     @Test func credentialsFilesParseAndNameTheirFaults() throws {
