@@ -7,14 +7,11 @@ second: above the 0.5× real-time pace the upload rules ask). Prints the status,
 
     python3 Benchmarks/service/cheap_audio.py OLD/earshot .build/release/earshot
 """
-import json
-import os
-import re
 import socket
-import subprocess
 import sys
 import time
-import urllib.request
+
+from local_service import LocalService
 
 SECONDS = 60
 DRIBBLE = 30  # bytes a second after the first KiB
@@ -22,21 +19,8 @@ GIVE_UP = 25  # seconds of dribbling before the client stops sending
 
 
 def attack(binary):
-    service = subprocess.Popen([binary, "serve", "--port", "0", "--log-level", "warning"],
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        banner = ""
-        while "listening" not in banner:
-            banner += service.stderr.readline()
-        port = int(re.search(r"127\.0\.0\.1:(\d+)", banner).group(1))
-        app, secret = re.search(r"APP_KEY=(\S+)", banner).group(1), re.search(r"SECRET_KEY=(\S+)", banner).group(1)
-        form = f"client_id={app}&client_secret={secret}&grant_type=client_credentials&scope=SPEECH".encode()
-        token = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/oauth/token", form))["access_token"]
-
-        def cpu():
-            fields = open(f"/proc/{service.pid}/stat").read().split(") ")[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
+    with LocalService(binary) as service:
+        token, port, cpu = service.token(), service.port, service.cpu_seconds
         body = b"#!AMR\n" + bytes([0x7C]) * (SECONDS * 50)
         head = (f"POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
                 f"Authorization: Bearer {token}\r\nContent-Type: audio/amr\r\nX-SpeechContext: Generic\r\n"
@@ -60,9 +44,6 @@ def attack(binary):
         status = reply.split(b"\r\n")[0].decode()
         print(f"{binary}: {status}; No Speech: {b'No Speech' in reply}; answered after {held:.2f} s; "
               f"service CPU {cpu() - cpu_before:.2f} s")
-    finally:
-        service.terminate()
-        service.wait()
 
 
 for path in sys.argv[1:]:

@@ -7,27 +7,18 @@ playing. Five rounds per voice, medians.
     python3 Benchmarks/service/tts_first_audio.py [.build/release/earshot]
 """
 import http.client
-import json
-import re
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
+
+from local_service import LocalService
 
 EARSHOT = sys.argv[1] if len(sys.argv) > 1 else ".build/release/earshot"
 TEXT = ("The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. "
         "It is easy to tell the depth of a well. These days a chicken leg is a rare dish.")
 
-service = subprocess.Popen([EARSHOT, "serve", "--port", "0", "--log-level", "warning"], stderr=subprocess.PIPE, text=True)
-try:
-    banner = ""
-    while "listening" not in banner:
-        banner += service.stderr.readline()
-    port = int(re.search(r"127\.0\.0\.1:(\d+)", banner).group(1))
-    app, secret = re.search(r"APP_KEY=(\S+)", banner).group(1), re.search(r"SECRET_KEY=(\S+)", banner).group(1)
-    form = f"client_id={app}&client_secret={secret}&grant_type=client_credentials&scope=TTS".encode()
-    token = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/oauth/token", form))["access_token"]
+with LocalService(EARSHOT) as service:
+    token, port = service.token("TTS"), service.port
     print("voice | first audio, median of 5 | whole answer, median | audio | × real time")
     for voice in ("slt", "kal16", "rms", "awb", "en-us"):
         firsts, totals = [], []
@@ -49,6 +40,3 @@ try:
         total = statistics.median(totals)
         print(f"{voice} | {statistics.median(firsts) * 1000:.0f} ms | {total * 1000:.0f} ms | {audio:.2f} s | "
               f"{audio / total:.0f}×")
-finally:
-    service.terminate()
-    service.wait()
