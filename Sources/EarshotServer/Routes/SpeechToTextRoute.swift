@@ -1,4 +1,3 @@
-import EarshotCore
 import EarshotRecognizer
 import EarshotWire
 import Foundation
@@ -125,10 +124,7 @@ struct SpeechToTextRoute: Sendable {
                 metadata: [
                     "audio_time": "\(audioTime)", "audio_bytes": "\(audioBytes)", "max_initial_silence": "\(limit)",
                 ])
-            let nothing = MediaTime.zero(sampleRate: 16_000)
-            return RecognitionDocument(
-                result: RecognitionResult(hypotheses: [], start: nothing, end: nothing, isPartial: false),
-                responseID: responseID, audioTime: audioTime, audioBytes: audioBytes)
+            return RecognitionDocument(noSpeechIn: audioTime, audioBytes: audioBytes, responseID: responseID)
         }
     }
 

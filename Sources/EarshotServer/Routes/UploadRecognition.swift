@@ -155,14 +155,14 @@ struct UploadRecognition: Sendable {
                     return .recognized(
                         result, audioTime: recognizing.audioTime, audioBytes: recognizing.audioBytes,
                         finishing: .now - bodyEnded)
-                } catch RecognitionSessionFailure.noSpeech(let limit) {
-                    audio?.abandon()
-                    pool.checkIn(lease)
-                    return .noSpeech(
-                        audioTime: audio?.audioTime ?? 0, audioBytes: audio?.audioBytes ?? 0, limit: limit)
                 } catch {
                     audio?.abandon()
                     pool.checkIn(lease)
+                    // No speech in time is an answer (the seed's "No Speech"), not a failure.
+                    if case RecognitionSessionFailure.noSpeech(let limit) = error {
+                        return .noSpeech(
+                            audioTime: audio?.audioTime ?? 0, audioBytes: audio?.audioBytes ?? 0, limit: limit)
+                    }
                     throw Self.serviceError(for: error)
                 }
             }

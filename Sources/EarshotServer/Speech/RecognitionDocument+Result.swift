@@ -23,4 +23,12 @@ extension RecognitionDocument {
                 info: Info(metrics: Metrics(audioTime: Self.rounded(audioTime), audioBytes: audioBytes)),
                 nBest: nBest.isEmpty ? nil : nBest))
     }
+
+    /// The "No Speech" document for a request ended before its audio did (``InitialSilenceLimit``).
+    public init(noSpeechIn audioTime: Double, audioBytes: Int, responseID: String) {
+        self.init(
+            recognition: Recognition(
+                status: "No Speech", responseID: responseID,
+                info: Info(metrics: Metrics(audioTime: Self.rounded(audioTime), audioBytes: audioBytes)), nBest: nil))
+    }
 }

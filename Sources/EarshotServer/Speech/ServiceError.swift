@@ -69,6 +69,13 @@ public struct ServiceError: Error, Sendable {
         return error
     }
 
+    /// 500 SVC0003: a speech engine failed while synthesizing.
+    public static func synthesisFailed(_ error: any Error) -> ServiceError {
+        ServiceError(
+            status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
+            text: "the synthesizer failed: \(error)")
+    }
+
     /// 429 SVC0002: the app already runs `limit` recognitions (`--max-recognitions-per-app`).
     public static func tooManyRecognitions(limit: Int, retryAfter: Int) -> ServiceError {
         var error = ServiceError(

@@ -37,10 +37,7 @@ struct OpenAISpeechRoute: Sendable {
             return OpenAIError.response(for: error)
         } catch {
             context.logger.error("speech failed", metadata: ["error": "\(error)"])
-            return OpenAIError.response(
-                for: ServiceError(
-                    status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
-                    text: "the synthesizer failed: \(error)"))
+            return OpenAIError.response(for: ServiceError.synthesisFailed(error))
         }
     }
 
@@ -91,11 +88,8 @@ struct OpenAISpeechRoute: Sendable {
         }
         context.logger.info(
             "speaking", metadata: ["voice": "\(voice.qualifiedName)", "characters": "\(input.count)", "format": "\(format)"])
-        var headers = HTTPFields()
-        headers[.contentType] = contentType
-        return Response(
-            status: .ok, headers: headers,
-            body: try SynthesisResponse.body(script: script, voice: voice, rate: speed, output: output))
+        return try SynthesisResponse.response(
+            contentType: contentType, script: script, voice: voice, rate: speed, output: output)
     }
 
     private func authorize(_ request: Request) async throws(ServiceError) {

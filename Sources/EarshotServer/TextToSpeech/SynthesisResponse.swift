@@ -22,6 +22,16 @@ enum SynthesisOutput: Sendable {
 /// are made (HTTP/1.1 chunked), so the first audio leaves after the first sentence, not the last. If
 /// the client goes away the writer throws, the stream is dropped and the engine stops at its next block.
 enum SynthesisResponse {
+    /// The 200 answer of a Text to Speech route: `contentType`, and the body (see ``body(script:voice:rate:output:)``).
+    static func response(
+        contentType: String, script: SpeechScript, voice: Voice, rate: Double, output: SynthesisOutput
+    ) throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        return Response(
+            status: .ok, headers: headers, body: try body(script: script, voice: voice, rate: rate, output: output))
+    }
+
     /// Checks that the stages can be made (before the status line goes out), then returns the body,
     /// which makes its own inside the writing task.
     static func body(script: SpeechScript, voice: Voice, rate: Double, output: SynthesisOutput) throws -> ResponseBody {

@@ -33,10 +33,7 @@ struct TextToSpeechRoute: Sendable {
             response = SpeechToTextRoute.response(for: error)
         } catch {
             context.logger.error("text to speech failed", metadata: ["error": "\(error)"])
-            response = SpeechToTextRoute.response(
-                for: ServiceError(
-                    status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
-                    text: "the synthesizer failed: \(error)"))
+            response = SpeechToTextRoute.response(for: ServiceError.synthesisFailed(error))
         }
         response.headers[ServiceIdentifiers.responseIDField] = responseID
         return response
@@ -103,13 +100,9 @@ struct TextToSpeechRoute: Sendable {
         }
         context.logger.info(
             "speaking", metadata: ["voice": "\(voice.qualifiedName)", "bytes": "\(body.readableBytes)", "accept": "\(contentType)"])
-        var headers = HTTPFields()
-        headers[.contentType] = contentType
-        return Response(
-            status: .ok, headers: headers,
-            body: try SynthesisResponse.body(
-                script: volume == 1 ? script : script.scalingVolume(by: volume), voice: voice, rate: tempo,
-                output: output))
+        return try SynthesisResponse.response(
+            contentType: contentType, script: volume == 1 ? script : script.scalingVolume(by: volume), voice: voice,
+            rate: tempo, output: output)
     }
 
     /// The first media type of `Accept`, lower-cased, without parameters; nil when there is none.
