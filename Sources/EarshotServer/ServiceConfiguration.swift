@@ -36,6 +36,8 @@ public struct ServiceConfiguration: Sendable {
     /// spectral detector.
     public var speechDetector: DetectorKind = .spectral
     public var detectorModels: DetectorModels = .none
+    /// The CPU a recognition may take for the audio it delivers; beyond, it is stopped with 422.
+    public var cpuBudget = RecognitionCPUBudget.default
     /// Recognitions one app (one client ID, or one API key) may run at once; beyond, 429 with
     /// `Retry-After`. Nil: one fewer than ``recognizerCount`` (at least one), so no single app can
     /// take every recognizer.

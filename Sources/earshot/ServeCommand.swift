@@ -67,10 +67,23 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp(
             "Seconds of audio in which speech must be found, or the request ends as No Speech (inf: never).",
             discussion:
-                "The seed's maxInitialSilence, held by the service: the rest of the body is not read, so silence sent cheaply (AMR NO_DATA frames) holds a recognizer no longer than this. The detector is Silero VAD when its model is installed (see --vad-model), else the spectral one. OpenAI-compatible requests get a 400 naming the limit."))
+                "The seed's maxInitialSilence, held by the service: the rest of the body is not read, so silence sent cheaply (AMR NO_DATA frames) holds a recognizer no longer than this. The detector is Silero VAD when its model is installed (see --vad-model), else the spectral one. OpenAI-compatible requests get a 400 naming the limit."
+        ))
     var maxInitialSilence: Double = 10
 
     @OptionGroup(title: "Voice activity detection") var vadModel: VADModelOptions
+
+    @Option(
+        name: .customLong("max-cpu-per-audio-second"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "CPU seconds a recognition may take per second of audio it delivers, beyond --cpu-grace (inf: no limit).",
+            discussion:
+                "A recognition that goes beyond is stopped while it runs and answered 422 naming both options: audio that is cheap to send and dear to decode cannot hold a recognizer and a core. Speech takes 0.12–0.29 s of CPU a second on average, 2.1 s at worst (Whisper on noise); RELIABILITY.md, CPU per recognition."
+        ))
+    var maxCPUPerAudioSecond: Double = RecognitionCPUBudget.default.perAudioSecond
+
+    @Option(help: "CPU seconds any recognition may take whatever its audio (a short request's fixed costs).")
+    var cpuGrace: Double = Double(RecognitionCPUBudget.default.grace.components.seconds)
 
     @Option(
         help: ArgumentHelp(
@@ -99,7 +112,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Connections open at once; one accepted beyond is closed at once.",
-            discussion: "Default: the soft RLIMIT_NOFILE (ulimit -n) less 128, so the listener never runs out of descriptors."))
+            discussion:
+                "Default: the soft RLIMIT_NOFILE (ulimit -n) less 128, so the listener never runs out of descriptors."))
     var maxConnections: Int?
 
     @Option(help: "Deepest nesting of elements in a grammar or lexicon (400 beyond).")
@@ -180,6 +194,12 @@ struct Serve: AsyncParsableCommand {
         guard maxInitialSilence > 0 else {
             throw ValidationError("--max-initial-silence must be a positive number of seconds, or inf")
         }
+        guard maxCPUPerAudioSecond > 0 else {
+            throw ValidationError("--max-cpu-per-audio-second must be a positive ratio, or inf")
+        }
+        guard cpuGrace >= 0, cpuGrace.isFinite else {
+            throw ValidationError("--cpu-grace must be zero or a positive number of seconds")
+        }
         guard (maxRecognitionsPerApp ?? 1) > 0 else {
             throw ValidationError("--max-recognitions-per-app must be at least 1")
         }
@@ -229,6 +249,8 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections { configuration.maxConnections = maxConnections }
         configuration.maxInitialSilence = maxInitialSilence
         configuration.maxRecognitionsPerApp = maxRecognitionsPerApp
+        configuration.cpuBudget = RecognitionCPUBudget(
+            perAudioSecond: maxCPUPerAudioSecond, grace: Self.duration(cpuGrace))
         if maxInitialSilence.isFinite {
             (configuration.speechDetector, configuration.detectorModels) = try vadModel.resolve(nil)
         }

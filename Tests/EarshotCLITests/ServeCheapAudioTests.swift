@@ -5,8 +5,9 @@ import Testing
 
 /// Audio that is cheap to send but costs a recognizer: silence (AMR NO_DATA frames, a byte per 20 ms)
 /// ends as "No Speech" after `--max-initial-silence` seconds of audio without the rest of the body
-/// being read, and one app cannot hold every recognizer (`--max-recognitions-per-app`). Against a
-/// real `earshot serve` on loopback.
+/// being read, a recognition that costs more CPU than its audio allows is stopped
+/// (`--max-cpu-per-audio-second`), and one app cannot hold every recognizer (`--max-recognitions-per-app`).
+/// Against a real `earshot serve` on loopback.
 @Suite(.serialized, .waiting) struct ServeCheapAudioTests {
     typealias Server = ServeCommandTests.Server
 
@@ -83,6 +84,33 @@ import Testing
         let lines = result.output.split(separator: "\n")
         #expect(lines.last == "400", "\(result.output)")
         #expect(result.output.contains("max-initial-silence"), "\(result.output)")
+    }
+
+    @Test func aRecognitionBeyondItsCPUBudgetIsStoppedWhileItRuns() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // 47 s of speech: the cards recording 30 times, through sox. Decoding it whole costs several
+        // seconds of CPU with either recognizer.
+        let long = directory.file("long.wav")
+        _ = try ExternalTool.run(["sox", ServeHardeningTests.wav, long, "repeat", "29"])
+        let server = try Server(
+            arguments: ServeHardeningTests.quick() + ["--max-cpu-per-audio-second", "0.01", "--cpu-grace", "0.5"])
+        defer { _ = server.stop() }
+        let token = try ServeHardeningTests.token(server)
+        let cpuBefore = try Self.cpuSeconds(server.process.processIdentifier)
+        let reply = try ServeHardeningTests.recognize(server, token: token, audio: long)
+        #expect(reply.0 == 422, "\(reply.1)")
+        #expect(reply.1.contains("--max-cpu-per-audio-second 0.01"), "\(reply.1)")
+        // Stopped at its budget (0.5 s + 0.01 s per second of audio, under a second here) within a
+        // watchdog period, on the service's own clock, which load does not stretch.
+        let cpu = try Self.cpuSeconds(server.process.processIdentifier) - cpuBefore
+        #expect(cpu < 2.5, "the request cost \(cpu) s of CPU")
+        #expect(reply.1.contains("--cpu-grace 0.5 s"), "\(reply.1)")
+        // The default budget lets speech through (every other test of the service relies on it too).
+        let usual = try Server(arguments: ServeHardeningTests.quick())
+        defer { _ = usual.stop() }
+        let whole = try ServeHardeningTests.recognize(usual, token: try ServeHardeningTests.token(usual))
+        #expect(whole.0 == 200 && whole.1.contains("\"OK\""), "\(whole.1)")
     }
 
     @Test func oneAppCannotTakeEveryRecognizer() throws {

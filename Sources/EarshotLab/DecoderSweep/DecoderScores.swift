@@ -68,8 +68,7 @@ public struct DecoderScores: Sendable, Equatable {
 
     /// CPU time the calling thread has used, in seconds.
     private static func threadCPUSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        let elapsed = ThreadCPUClock.current?.elapsed ?? .zero
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 }

@@ -52,7 +52,8 @@ struct UploadRecognition: Sendable {
     /// recognizer is busy by then, throws 503 with `Retry-After`; if `app` already runs its share of
     /// recognizers (``ServiceConfiguration/maxRecognitionsPerApp``), 429 with `Retry-After`. A client that closes its connection
     /// mid-request (``ClientDeparture``) stops the recognition within a watchdog period (0.1 s) and the
-    /// chunk being decoded: throws 499.
+    /// chunk being decoded: throws 499. Decoding that takes more CPU than ``RecognitionCPUBudget`` allows
+    /// for the audio delivered is stopped the same way: throws 422 naming the limit.
     ///
     /// With `onPartial`, the best hypothesis so far is reported whenever it changes, with the seconds
     /// of audio decoded when it was found.
@@ -81,6 +82,8 @@ struct UploadRecognition: Sendable {
         // The watchdog's period bounds how long a departed client's recognition runs on (plus the
         // chunk being decoded): a tenth of a second, a cheap mutex read and a TCP_INFO call.
         let poll = min(configuration.readTimeout / 4, .milliseconds(100))
+        let meter = RecognitionCPUMeter()
+        let budget = configuration.cpuBudget
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             // The reader runs on the executor for blocking work: decoding is CPU-bound (milliseconds a
             // chunk, most of a second at the end of an utterance) and would hold Swift's cooperative
@@ -127,11 +130,17 @@ struct UploadRecognition: Sendable {
                         repeat {
                             try Task.checkCancellation()
                             let end = min(start + Self.decodePiece, bytes.count)
-                            try recognizing.consume(start == 0 && end == bytes.count ? bytes : Array(bytes[start..<end]))
+                            try meter.measure {
+                                try recognizing.consume(
+                                    start == 0 && end == bytes.count ? bytes : Array(bytes[start..<end]))
+                            }
+                            meter.delivered(audioTime: recognizing.audioTime)
                             start = end
                         } while start < bytes.count
                         activity.decoded(audioTime: recognizing.audioTime)
-                        if let onPartial, let text = try recognizing.partialText(), text != lastPartial {
+                        if let onPartial, let text = try meter.measure({ try recognizing.partialText() }),
+                            text != lastPartial
+                        {
                             lastPartial = text
                             onPartial(text, recognizing.audioTime)
                         }
@@ -149,7 +158,7 @@ struct UploadRecognition: Sendable {
                     }
                     try Task.checkCancellation()
                     let bodyEnded = ContinuousClock.now
-                    let result = try recognizing.finish()
+                    let result = try meter.measure { try recognizing.finish() }
                     pool.checkIn(lease)
                     metrics.recognized(audioSeconds: recognizing.audioTime)
                     return .recognized(
@@ -172,6 +181,12 @@ struct UploadRecognition: Sendable {
                     if drainDeadline.hasPassed {
                         context.closeInput()
                         throw ServiceError.shuttingDown(drainTimeout: drainTimeout, retryAfter: retryAfter)
+                    }
+                    let cpu = meter.reading
+                    if cpu.spent > budget.allowance(audioTime: cpu.audioTime) {
+                        context.closeInput()
+                        throw ServiceError.recognitionTooCostly(
+                            spent: cpu.spent, audioTime: cpu.audioTime, budget: budget)
                     }
                     if await context.clientHasLeft() {
                         context.closeConnection()

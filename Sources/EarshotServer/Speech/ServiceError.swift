@@ -86,6 +86,25 @@ public struct ServiceError: Error, Sendable {
         return error
     }
 
+    /// 422 SVC0001: recognizing the request's audio took more CPU than ``RecognitionCPUBudget`` allows
+    /// (`--max-cpu-per-audio-second`, `--cpu-grace`), so it was stopped.
+    public static func recognitionTooCostly(spent: Duration, audioTime: Double, budget: RecognitionCPUBudget)
+        -> ServiceError
+    {
+        func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        }
+        var error = ServiceError(
+            status: .unprocessableContent, kind: .serviceException, messageID: "SVC0001",
+            text: String(
+                format: "recognizing this audio took %.1f s of CPU for %.1f s of audio, more than this service allows "
+                    + "(--cpu-grace %g s + --max-cpu-per-audio-second %g per second of audio); recognition stopped",
+                seconds(spent), audioTime, seconds(budget.grace), budget.perAudioSecond),
+            variables: "audio")
+        error.headers[.connection] = "close"
+        return error
+    }
+
     /// 499 (nginx's "Client Closed Request"): the client closed its connection before the answer, so
     /// the work was stopped. For the log and metrics; no client reads it.
     public static var clientClosedRequest: ServiceError {
