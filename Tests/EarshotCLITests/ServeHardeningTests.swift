@@ -200,6 +200,37 @@ import Testing
         #expect(!token.isEmpty)
     }
 
+    /// Issue 35, item 2's other half: chunked framing that is not merely late but wrong — a chunk size
+    /// that is not hex, one too large for any integer, chunk data longer than its size — is a 400 at
+    /// once on every route, and the connection is closed.
+    @Test func malformedChunkedFramingIsA400OnEveryRoute() throws {
+        let server = try Server(arguments: Self.quick())
+        defer { _ = server.stop() }
+        let token = try Self.token(server)
+        let heads = [
+            "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n",
+            "POST /speech/v3/speechToText HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: audio/wav\r\n",
+            "POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: multipart/form-data; boundary=B\r\n",
+        ]
+        let framings = [
+            ("a chunk size that is not hex", "zz\r\nabc\r\n0\r\n\r\n"),
+            ("a chunk size beyond 64 bits", "7fffffffffffffffff\r\nabc"),
+            ("chunk data longer than its size", "3\r\nabcdef\r\n0\r\n\r\n"),
+        ]
+        for head in heads {
+            for (name, framing) in framings {
+                let connection = try LoopbackConnection(port: server.port)
+                connection.send(head + "Transfer-Encoding: chunked\r\n\r\n" + framing)
+                let seconds = connection.secondsUntilClosed(timeout: 20)
+                let route = head.split(separator: " ")[1]
+                #expect(seconds != nil, "\(route), \(name): still open after 20 s")
+                #expect(connection.statuses == [400], "\(route), \(name): \(connection.text)")
+            }
+        }
+    }
+
     /// Issue 35, item 2: 1 100 slow connections against 1 024 descriptors left the listener failing
     /// `accept()`. Connections beyond `--max-connections` are now closed at accept, with no answer,
     /// and their places come back as soon as connections end. (The idle timeout is long here, so
