@@ -78,7 +78,7 @@ bench: deps
 # they belong in Fuzz/regressions/<target>/, which `make test` replays. The fuzzer runtime comes with
 # the Swift toolchain; FUZZ_KEEP_GOING=1 carries on past a finding.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= grammar multipart xarg oauthform wav amr speex ogg whispermodel
+FUZZ_TARGETS ?= grammar multipart xarg oauthform secrets token wav amr speex ogg whispermodel
 # Fuzz/build.sh reads SwiftPM's build manifest with python3 and archives objects with ar and nm.
 FUZZ_PACKAGES := python3 binutils
 

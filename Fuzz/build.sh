@@ -44,7 +44,7 @@ for i, arg in enumerate(args):
     if arg == "-I" and args[i + 1].endswith("/debug/Modules"):
         flags += [arg, args[i + 1]]
     elif arg == "-Xcc" and (args[i + 1].startswith("-fmodule-map-file=") or args[i + 1] == "-I"):
-        if "/Sources/C" in args[i + 1] and "/checkouts/" not in args[i + 1]:
+        if ("/Sources/C" in args[i + 1] and "/checkouts/" not in args[i + 1]) or "CWhisperKernels" in args[i + 1]:
             continue
         flags += [arg, args[i + 1]]
         if args[i + 1] == "-I":
@@ -59,11 +59,25 @@ server_dependency_archive() {
     local archive=$OUT/dependencies.a objects=()
     rm -f "$archive"
     while IFS= read -r -d '' object; do
-        case $object in */Earshot* | */earshot.build/* | *Tests.build/* | *-tool.build/* | *Benchmark*) continue ;; esac
+        case $object in */Earshot* | */earshot.build/* | */CWhisperKernels.build/* | *Tests.build/* | *-tool.build/* | *Benchmark*) continue ;; esac
         nm --defined-only "$object" 2>/dev/null | grep -qE ' T main$' && continue
         objects+=("$object")
     done < <(find "$SWIFTPM"/*.build -name '*.o' -print0)
     ar qcs "$archive" "${objects[@]}"
+}
+
+# Whisper's AVX-512 kernels are a C target: compiled with clang (instrumented like the rest) and
+# given the module map SwiftPM would generate for its include/ folder.
+compile_whisper_kernels() {
+    local object=$MODULES/CWhisperKernels.o
+    mkdir -p "$MODULES/CWhisperKernels"
+    printf 'module CWhisperKernels {\n    umbrella header "%s"\n    export *\n}\n' \
+        "$PWD/Sources/CWhisperKernels/include/CWhisperKernels.h" >"$MODULES/CWhisperKernels/module.modulemap"
+    if [[ ! -f $object || Sources/CWhisperKernels/WhisperKernelsAVX512.c -nt $object ]]; then
+        echo "compiling CWhisperKernels"
+        "${CLANG:-clang}" -fsanitize=fuzzer-no-link,address -O2 -g -I Sources/CWhisperKernels/include \
+            -c Sources/CWhisperKernels/WhisperKernelsAVX512.c -o "$object"
+    fi
 }
 
 # compile_module NAME [extra flags…]: Sources/NAME/**/*.swift → $MODULES/NAME.{swiftmodule,o}
@@ -90,19 +104,21 @@ link_target() {
     shift 2
     local objects=()
     for module in $modules; do objects+=("$MODULES/$module.o"); done
+    # EarshotWhisper calls the C kernels.
+    if [[ " $modules " == *" EarshotWhisper "* ]]; then objects+=("$MODULES/CWhisperKernels.o"); fi
     echo "linking fuzz-$name"
     "$SWIFTC" "${FLAGS[@]}" "${EXTRA_LINK[@]}" -module-name "Fuzz_$name" "Fuzz/Targets/$name.swift" "$@" \
         "${objects[@]}" -o "$OUT/fuzz-$name"
 }
 
-ALL=(grammar multipart xarg oauthform wav amr speex ogg whispermodel)
+ALL=(grammar multipart xarg oauthform secrets token wav amr speex ogg whispermodel)
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${ALL[@]}"); fi
 EXTRA_LINK=()
 rebuilt=false
 
 needs_server=false
 for target in "${TARGETS[@]}"; do
-    case $target in multipart | xarg | oauthform) needs_server=true ;; esac
+    case $target in multipart | xarg | oauthform | secrets | token) needs_server=true ;; esac
 done
 
 compile_module EarshotCore
@@ -110,6 +126,8 @@ compile_module EarshotCodecs
 compile_module EarshotIO
 compile_module EarshotTesting
 compile_module EarshotRecognizer
+compile_whisper_kernels
+FLAGS+=(-I "$MODULES/CWhisperKernels")
 # Whisper's reader (the whispermodel target), and the recognizer factory the service loads through.
 compile_module EarshotWhisper
 compile_module EarshotModels
@@ -118,6 +136,9 @@ if $needs_server; then
     server_dependency_archive
     compile_module EarshotDSP
     compile_module EarshotWire
+    # The service's speech detector (InitialSilenceLimit) and its Text to Speech routes.
+    compile_module EarshotVAD
+    compile_module EarshotSynthesis
     compile_module EarshotServer "${SERVER_FLAGS[@]}"
 fi
 
@@ -132,10 +153,12 @@ for target in "${TARGETS[@]}"; do
                 Tests/EarshotIOTests/WAVHeaderCheckFuzzEntry.swift ;;
         amr | speex | ogg)
             link_target "$target" "$CODECS" Tests/EarshotCodecsTests/CodecFuzzEntry.swift ;;
-        multipart | xarg | oauthform)
+        multipart | xarg | oauthform | secrets | token)
             EXTRA_LINK=("${SERVER_FLAGS[@]}")
-            link_target "$target" "$CODECS EarshotDSP EarshotRecognizer EarshotWhisper EarshotModels EarshotWire EarshotServer" \
-                Tests/EarshotServerTests/ServerFuzzEntry.swift "$OUT/dependencies.a"
+            link_target "$target" \
+                "$CODECS EarshotDSP EarshotRecognizer EarshotWhisper EarshotModels EarshotWire EarshotVAD EarshotSynthesis EarshotServer" \
+                Tests/EarshotServerTests/ServerFuzzEntry.swift Tests/EarshotServerTests/SecretsFuzzEntry.swift \
+                "$OUT/dependencies.a"
             EXTRA_LINK=() ;;
         whispermodel)
             link_target whispermodel "EarshotCore EarshotRecognizer EarshotWhisper EarshotTesting" \
