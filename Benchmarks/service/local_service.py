@@ -1,5 +1,6 @@
 """One `earshot serve` on loopback for the service benchmarks: started on a free port with this run's
-generated app, a token of any scope, the process's CPU time and resident set, stopped on exit.
+generated app, a token of any scope, the process's CPU time and resident set, its log drained so a long
+run never blocks on a full pipe, stopped on exit.
 
     with LocalService(".build/release/earshot", "--recognizers", "1") as service:
         token = service.token("SPEECH")
@@ -8,6 +9,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import urllib.request
 
 
@@ -25,6 +27,7 @@ class LocalService:
         self.port = int(re.search(r"127\.0\.0\.1:(\d+)", banner).group(1))
         self.app = re.search(r"APP_KEY=(\S+)", banner).group(1)
         self.secret = re.search(r"SECRET_KEY=(\S+)", banner).group(1)
+        threading.Thread(target=lambda: [None for _ in self.process.stderr], daemon=True).start()
 
     def token(self, scope="SPEECH"):
         form = f"client_id={self.app}&client_secret={self.secret}&grant_type=client_credentials&scope={scope}"
@@ -34,6 +37,10 @@ class LocalService:
     def cpu_seconds(self):
         fields = open(f"/proc/{self.process.pid}/stat").read().split(") ")[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def resident_mib(self):
+        status = open(f"/proc/{self.process.pid}/status").read()
+        return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024
 
     def stop(self):
         self.process.terminate()

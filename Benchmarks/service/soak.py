@@ -16,12 +16,12 @@ Prints the ratio of the final and idle sizes to the size after the first 10 requ
 import argparse
 import collections
 import json
-import re
 import socket
-import subprocess
 import sys
 import threading
 import time
+
+from local_service import LocalService
 
 parser = argparse.ArgumentParser()
 parser.add_argument("binary", nargs="?", default=".build/release/earshot")
@@ -33,20 +33,8 @@ parser.add_argument("--out", default="Benchmarks/service/results/soak")
 # Anything else is an option for earshot serve (e.g. --recognizers 1).
 options, options.serve = parser.parse_known_args()
 
-server = subprocess.Popen(
-    [options.binary, "serve", "--port", "0", "--log-level", "warning", *options.serve],
-    stderr=subprocess.PIPE, text=True)
-port = key = secret = None
-while port is None:
-    line = server.stderr.readline()
-    if not line:
-        sys.exit("earshot serve did not start")
-    if m := re.search(r"APP_KEY=(\S+) SECRET_KEY=(\S+)", line):
-        key, secret = m.groups()
-    if m := re.search(r"listening on http://127\.0\.0\.1:(\d+)", line):
-        port = int(m.group(1))
-# Drain the service's log so it never blocks on a full pipe.
-threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+service = LocalService(options.binary, *options.serve)
+port = service.port
 
 
 def exchange(data):
@@ -58,20 +46,7 @@ def exchange(data):
     return reply
 
 
-def resident_mib():
-    status = open(f"/proc/{server.pid}/status").read()
-    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024
-
-
-def token(scope):
-    form = f"client_id={key}&client_secret={secret}&grant_type=client_credentials&scope={scope}"
-    reply = exchange(
-        ("POST /oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-         f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(form)}\r\n\r\n{form}").encode())
-    return json.loads(reply.split(b"\r\n\r\n", 1)[1])["access_token"]
-
-
-speech, custom = token("SPEECH"), token("STTC")
+speech, custom = service.token("SPEECH"), service.token("STTC")
 audio = open("/usr/share/pocketsphinx/test/data/cards/004.wav", "rb").read()
 cards = open("Examples/grammars/cards.grxml", "rb").read()
 clubz = cards.replace(b"<item>clubs</item>", b"<item>clubz</item>")
@@ -117,7 +92,7 @@ done = 0
 statuses = collections.Counter()
 rows = [("requests", "rss_mib", "elapsed_s", "state")]
 started = time.time()
-rows.append((0, round(resident_mib(), 1), 0.0, "start"))
+rows.append((0, round(service.resident_mib(), 1), 0.0, "start"))
 
 
 def client():
@@ -137,7 +112,7 @@ def client():
             statuses[(kind, status)] += 1
             done += 1
             if done % options.every == 0:
-                rows.append((done, round(resident_mib(), 1), round(time.time() - started, 1), "loaded"))
+                rows.append((done, round(service.resident_mib(), 1), round(time.time() - started, 1), "loaded"))
                 print(f"{done} requests: {rows[-1][1]} MiB", file=sys.stderr, flush=True)
 
 
@@ -147,9 +122,8 @@ for thread in threads:
 for thread in threads:
     thread.join()
 time.sleep(options.idle)
-rows.append((done, round(resident_mib(), 1), round(time.time() - started, 1), "idle"))
-server.terminate()
-server.wait()
+rows.append((done, round(service.resident_mib(), 1), round(time.time() - started, 1), "idle"))
+service.stop()
 
 after10 = next(row[1] for row in rows[1:] if row[0] >= 10)
 peak = max(row[1] for row in rows[1:])
