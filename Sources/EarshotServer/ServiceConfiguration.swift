@@ -1,4 +1,5 @@
 public import EarshotModels
+public import EarshotSynthesis
 public import EarshotRecognizer
 public import EarshotVAD
 
@@ -36,6 +37,11 @@ public struct ServiceConfiguration: Sendable {
     /// spectral detector.
     public var speechDetector: DetectorKind = .spectral
     public var detectorModels: DetectorModels = .none
+    /// How much text and SSML one Text to Speech request may bring (413 or 400 beyond).
+    public var speechLimits = SpeechScript.Limits.default
+    /// Text to Speech answers made or queued at once for the one synthesis thread; beyond, 503 with
+    /// `Retry-After` (``SynthesisAdmission``).
+    public var maxSyntheses = 8
     /// The CPU a recognition may take for the audio it delivers; beyond, it is stopped with 422.
     public var cpuBudget = RecognitionCPUBudget.default
     /// Recognitions one app (one client ID, or one API key) may run at once; beyond, 429 with

@@ -94,9 +94,10 @@ public struct SpeechService: Sendable {
             await openAI.transcribe(request, context: context)
         }
         router.get("/v1/models") { request, _ in await openAI.models(request) }
-        let openAISpeech = OpenAISpeechRoute(authority: authority, configuration: configuration)
+        let syntheses = SynthesisAdmission(limit: configuration.maxSyntheses)
+        let openAISpeech = OpenAISpeechRoute(authority: authority, configuration: configuration, admission: syntheses)
         router.post("/v1/audio/speech") { request, context in await openAISpeech.speak(request, context: context) }
-        let textToSpeech = TextToSpeechRoute(authority: authority, configuration: configuration)
+        let textToSpeech = TextToSpeechRoute(authority: authority, configuration: configuration, admission: syntheses)
         router.post("/speech/v3/textToSpeech") { request, context in
             await textToSpeech.respond(request, context: context)
         }

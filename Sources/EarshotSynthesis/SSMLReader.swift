@@ -7,16 +7,17 @@ import Foundation
 /// `alphabet`). Any other element is refused with an error naming it — markup is never read aloud.
 struct SSMLReader {
     let field: String
+    var limits: SpeechScript.Limits = .default
 
     /// The longest `break` accepted, as most SSML services cap it.
     static let maximumBreakSeconds = 10.0
     static let supportedElements = ["speak", "p", "s", "break", "prosody", "say-as", "sub", "phoneme"]
 
     func read(_ data: [UInt8]) throws -> SpeechScript {
-        guard data.count <= SpeechScript.maximumSSMLBytes else {
+        guard data.count <= limits.ssmlBytes else {
             throw EarshotError(
                 .invalidParameter,
-                "\(field): \(data.count) bytes of SSML; the limit is \(SpeechScript.maximumSSMLBytes)")
+                "\(field): \(data.count) bytes of SSML; the limit is \(limits.ssmlBytes)")
         }
         var reader = SSMLDocumentReader(field: field)
         let root = try reader.read(data)
@@ -27,10 +28,10 @@ struct SSMLReader {
         try walk(root, prosody: .normal, into: &parts)
         let script = SpeechScript(parts: parts)
         let count = script.spokenCharacterCount
-        guard count <= SpeechScript.maximumTextCharacters else {
+        guard count <= limits.textCharacters else {
             throw EarshotError(
                 .invalidParameter,
-                "\(field): \(count) characters of text; the limit is \(SpeechScript.maximumTextCharacters)")
+                "\(field): \(count) characters of text; the limit is \(limits.textCharacters)")
         }
         guard parts.contains(where: { if case .pause = $0 { false } else { true } }) else {
             throw EarshotError(.invalidParameter, "\(field): the document has no text to speak")

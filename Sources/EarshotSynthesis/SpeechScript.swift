@@ -51,23 +51,39 @@ public enum SpeechPart: Sendable, Hashable {
 public struct SpeechScript: Sendable, Hashable {
     public var parts: [SpeechPart]
 
-    /// The most characters of text one request speaks: OpenAI's limit for `/v1/audio/speech`, about
-    /// four and a half minutes of speech at the default rate.
-    public static let maximumTextCharacters = 4_096
-    /// The most bytes of an SSML document, markup included.
-    public static let maximumSSMLBytes = 16_384
+    /// How much a script may hold; `earshot serve` sets them (`--max-speech-characters`, `--max-ssml-bytes`).
+    public struct Limits: Sendable, Hashable {
+        /// The most characters of text one script speaks.
+        public var textCharacters: Int
+        /// The most bytes of an SSML document, markup included.
+        public var ssmlBytes: Int
+
+        public init(textCharacters: Int = 4_096, ssmlBytes: Int = 16_384) {
+            self.textCharacters = textCharacters
+            self.ssmlBytes = ssmlBytes
+        }
+
+        /// 4 096 characters (OpenAI's limit for `/v1/audio/speech`, about four and a half minutes of
+        /// speech at the default rate) and 16 KiB of SSML.
+        public static let `default` = Limits()
+    }
+
+    /// The default limit on text: 4 096 characters.
+    public static let maximumTextCharacters = Limits.default.textCharacters
+    /// The default limit on SSML: 16 384 bytes.
+    public static let maximumSSMLBytes = Limits.default.ssmlBytes
 
     public init(parts: [SpeechPart]) {
         self.parts = parts
     }
 
     /// Plain text, spoken as is (no markup is interpreted). `field` names the input in errors.
-    public init(text: String, field: String = "text") throws {
+    public init(text: String, field: String = "text", limits: Limits = .default) throws {
         let count = text.count
-        guard count <= Self.maximumTextCharacters else {
+        guard count <= limits.textCharacters else {
             throw EarshotError(
                 .invalidParameter,
-                "\(field): \(count) characters; the limit is \(Self.maximumTextCharacters)")
+                "\(field): \(count) characters; the limit is \(limits.textCharacters)")
         }
         guard text.contains(where: { !$0.isWhitespace }) else {
             throw EarshotError(.invalidParameter, "\(field): no text to speak")
@@ -76,8 +92,8 @@ public struct SpeechScript: Sendable, Hashable {
     }
 
     /// An SSML document (the subset in ``SSMLReader``). `field` names the input in errors.
-    public init(ssml: [UInt8], field: String = "ssml") throws {
-        self = try SSMLReader(field: field).read(ssml)
+    public init(ssml: [UInt8], field: String = "ssml", limits: Limits = .default) throws {
+        self = try SSMLReader(field: field, limits: limits).read(ssml)
     }
 
     /// The script spoken `factor` times as loud (a request's volume over the document's own prosody).

@@ -3,6 +3,7 @@ import EarshotCore
 import EarshotModels
 import EarshotRecognizer
 import EarshotServer
+import EarshotSynthesis
 import Foundation
 import Logging
 
@@ -84,6 +85,20 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "CPU seconds any recognition may take whatever its audio (a short request's fixed costs).")
     var cpuGrace: Double = Double(RecognitionCPUBudget.default.grace.components.seconds)
+
+    @Option(help: "Most characters of text one Text to Speech request may speak (400 beyond).")
+    var maxSpeechCharacters: Int = SpeechScript.Limits.default.textCharacters
+
+    @Option(
+        name: .customLong("max-ssml-bytes"),
+        help: "Largest SSML document a Text to Speech request may send, in bytes (413 beyond).")
+    var maxSSMLBytes: Int = SpeechScript.Limits.default.ssmlBytes
+
+    @Option(
+        help: ArgumentHelp(
+            "Text to Speech answers made or queued at once; beyond, 503 with Retry-After.",
+            discussion: "One thread synthesizes for the whole service; the others wait for it in turn."))
+    var maxSyntheses: Int = 8
 
     @Option(
         help: ArgumentHelp(
@@ -187,7 +202,8 @@ struct Serve: AsyncParsableCommand {
             ("--max-grammar-depth", maxGrammarDepth), ("--max-grammar-rules", maxGrammarRules),
             ("--max-grammar-repeat", maxGrammarRepeat), ("--max-grammar-reference-depth", maxGrammarReferenceDepth),
             ("--max-grammar-arcs", maxGrammarArcs), ("--max-lexemes", maxLexemes),
-            ("--failed-token-requests", failedTokenRequests),
+            ("--failed-token-requests", failedTokenRequests), ("--max-speech-characters", maxSpeechCharacters),
+            ("--max-ssml-bytes", maxSSMLBytes), ("--max-syntheses", maxSyntheses),
         ] where value < 1 {
             throw ValidationError("\(flag) must be at least 1")
         }
@@ -249,6 +265,8 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections { configuration.maxConnections = maxConnections }
         configuration.maxInitialSilence = maxInitialSilence
         configuration.maxRecognitionsPerApp = maxRecognitionsPerApp
+        configuration.speechLimits = SpeechScript.Limits(textCharacters: maxSpeechCharacters, ssmlBytes: maxSSMLBytes)
+        configuration.maxSyntheses = maxSyntheses
         configuration.cpuBudget = RecognitionCPUBudget(
             perAudioSecond: maxCPUPerAudioSecond, grace: Self.duration(cpuGrace))
         if maxInitialSilence.isFinite {

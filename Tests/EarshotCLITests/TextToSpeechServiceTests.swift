@@ -101,4 +101,52 @@ import Testing
         let spoken = try Self.post(server, token: both, contentType: "text/plain", body: "Hello.", output: directory.file("out"))
         #expect(spoken.status == 200)
     }
+
+    /// Every Text to Speech limit is a `serve` option, and a flood is turned away rather than queued:
+    /// with `--max-syntheses 1`, an answer its client does not read (so the synthesis waits on the full
+    /// socket, holding its place) makes the next request a 503 naming the option; once that client
+    /// hangs up, its place comes back.
+    @Test func limitsAreServeOptionsAndAFloodIsTurnedAway() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = directory.file("answer")
+        let small = try Server(
+            arguments: ["--max-speech-characters", "100", "--max-ssml-bytes", "200", "--log-level", "warning"])
+        defer { _ = small.stop() }
+        let token = try ServeHardeningTests.token(small, scope: "TTS")
+        let long = try Self.post(
+            small, token: token, contentType: "text/plain", body: String(repeating: "word ", count: 21), output: output)
+        #expect(long.status == 400 && long.body.contains("105 characters; the limit is 100"), "\(long)")
+        let ssml = "<speak>" + String(repeating: "words and ", count: 25) + "</speak>"
+        let big = try Self.post(small, token: token, contentType: "application/ssml+xml", body: ssml, output: output)
+        #expect(big.status == 413 && big.body.contains("--max-ssml-bytes"), "\(big)")
+
+        let server = try Server(arguments: ["--max-syntheses", "1", "--log-level", "warning"])
+        defer { _ = server.stop() }
+        let speaker = try ServeHardeningTests.token(server, scope: "TTS")
+        // About four minutes of speech (8 MB of WAV), never read: more than the socket buffers hold.
+        let text = String(repeating: "The kettle began to whistle on the hot stove. ", count: 80)
+        let holding = try LoopbackConnection(port: server.port)
+        defer { holding.hangUp() }
+        #expect(
+            holding.send(
+                "POST /speech/v3/textToSpeech HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(speaker)\r\n"
+                    + "Content-Type: text/plain\r\nContent-Length: \(text.utf8.count)\r\n\r\n\(text)"))
+        // Until the held request has its place, another may still take it: ask until one is refused.
+        let started = Date()
+        var refused: (status: Int, headers: String, body: String)?
+        while refused == nil, Date().timeIntervalSince(started) < 30 {
+            let next = try Self.post(server, token: speaker, contentType: "text/plain", body: "Hello.", output: output)
+            if next.status == 503 { refused = next } else { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        #expect(refused?.body.contains("--max-syntheses") == true, "\(String(describing: refused))")
+        #expect(refused?.headers.contains("retry-after: 1") == true, "\(String(describing: refused))")
+        holding.hangUp()
+        var status = 0
+        while status != 200, Date().timeIntervalSince(started) < 60 {
+            status = try Self.post(server, token: speaker, contentType: "text/plain", body: "Hello.", output: output).status
+            if status != 200 { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        #expect(status == 200, "the place never came back after the client hung up")
+    }
 }

@@ -76,6 +76,16 @@ public struct ServiceError: Error, Sendable {
             text: "the synthesizer failed: \(error)")
     }
 
+    /// 503 SVC0002: `limit` Text to Speech answers are being made or wait for the synthesis thread
+    /// (`--max-syntheses`).
+    public static func synthesesBusy(limit: Int, retryAfter: Int) -> ServiceError {
+        var error = busy(retryAfter: retryAfter)
+        error.text =
+            "\(limit) text to speech answer\(limit == 1 ? " is" : "s are") being made or waiting already, this "
+            + "service's limit (--max-syntheses); retry after \(retryAfter) s"
+        return error
+    }
+
     /// 429 SVC0002: the app already runs `limit` recognitions (`--max-recognitions-per-app`).
     public static func tooManyRecognitions(limit: Int, retryAfter: Int) -> ServiceError {
         var error = ServiceError(

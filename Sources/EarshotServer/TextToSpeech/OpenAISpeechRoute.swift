@@ -17,6 +17,8 @@ import Logging
 struct OpenAISpeechRoute: Sendable {
     let authority: TokenAuthority
     let configuration: ServiceConfiguration
+    /// Shared with `/speech/v3/textToSpeech`.
+    let admission: SynthesisAdmission
 
     struct Body: Decodable {
         var model: String?
@@ -43,7 +45,8 @@ struct OpenAISpeechRoute: Sendable {
 
     private func respond(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await authorize(request)
-        let data = try await request.body.collect(upTo: 4 * SpeechScript.maximumSSMLBytes)
+        // JSON escapes a character in at most 6 bytes (\uXXXX); the other fields are short.
+        let data = try await request.body.collect(upTo: 6 * configuration.speechLimits.textCharacters + 4_096)
         let body: Body
         do {
             body = try JSONDecoder().decode(Body.self, from: Data(data.readableBytesView))
@@ -58,7 +61,7 @@ struct OpenAISpeechRoute: Sendable {
         guard let input = body.input else { throw ServiceError.badRequest("input is required", variables: "input") }
         let script: SpeechScript
         do {
-            script = try SpeechScript(text: input, field: "input")
+            script = try SpeechScript(text: input, field: "input", limits: configuration.speechLimits)
         } catch let error as EarshotError {
             throw ServiceError.badRequest(error.message, variables: "input")
         }
@@ -88,8 +91,11 @@ struct OpenAISpeechRoute: Sendable {
         }
         context.logger.info(
             "speaking", metadata: ["voice": "\(voice.qualifiedName)", "characters": "\(input.count)", "format": "\(format)"])
+        guard let ticket = admission.admit() else {
+            throw ServiceError.synthesesBusy(limit: admission.limit, retryAfter: configuration.retryAfterSeconds)
+        }
         return try SynthesisResponse.response(
-            contentType: contentType, script: script, voice: voice, rate: speed, output: output)
+            contentType: contentType, script: script, voice: voice, rate: speed, output: output, ticket: ticket)
     }
 
     private func authorize(_ request: Request) async throws(ServiceError) {

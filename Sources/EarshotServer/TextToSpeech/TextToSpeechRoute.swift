@@ -8,8 +8,8 @@ import Logging
 /// `POST /speech/v3/textToSpeech`: the Speech API's other half (the seed's Text to Speech: "accepts
 /// text data and returns an audio stream … customize the language, voice, and tempo").
 ///
-/// Token scope `TTS`. The body is `text/plain` (UTF-8, at most ``SpeechScript/maximumTextCharacters``
-/// characters) or `application/ssml+xml` (at most ``SpeechScript/maximumSSMLBytes`` bytes, the SSML
+/// Token scope `TTS`. The body is `text/plain` (UTF-8, at most `--max-speech-characters` characters)
+/// or `application/ssml+xml` (at most `--max-ssml-bytes` bytes, the SSML
 /// subset ``SpeechScript`` reads; anything else is a 400 naming the element). `Accept` picks the audio:
 /// `audio/x-wav` or `audio/wav` (16 kHz 16-bit, the default) or `audio/amr` (AMR-NB, 8 kHz); others a
 /// 400. `X-Arg` takes `VoiceName` (a local voice, `slt` by default; the AT&T Natural Voices names
@@ -18,6 +18,8 @@ import Logging
 struct TextToSpeechRoute: Sendable {
     let authority: TokenAuthority
     let configuration: ServiceConfiguration
+    /// Shared with `/v1/audio/speech`: the answers the one synthesis thread makes or queues.
+    let admission: SynthesisAdmission
 
     /// AT&T's voice names, as clients written for the platform send them.
     static let voiceNames = ["crystal": "slt", "mike": "rms"]
@@ -54,13 +56,15 @@ struct TextToSpeechRoute: Sendable {
                     + "text/plain or application/ssml+xml", variables: "Content-Type")
         }
         // Four bytes a character at most: a text body beyond that is over the limit however it is spelled.
-        let limit = isSSML ? SpeechScript.maximumSSMLBytes : 4 * SpeechScript.maximumTextCharacters
+        let limits = configuration.speechLimits
+        let limit = isSSML ? limits.ssmlBytes : 4 * limits.textCharacters
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: limit)
         } catch {
             var tooLarge = ServiceError.badRequest(
-                "the body is over \(limit) bytes, this service's limit for \(isSSML ? "SSML" : "text")", variables: "body")
+                "the body is over \(limit) bytes, this service's limit for \(isSSML ? "SSML (--max-ssml-bytes)" : "text (--max-speech-characters)")",
+                variables: "body")
             tooLarge.status = .contentTooLarge
             tooLarge.headers[.connection] = "close"
             throw tooLarge
@@ -68,12 +72,12 @@ struct TextToSpeechRoute: Sendable {
         let script: SpeechScript
         do {
             if isSSML {
-                script = try SpeechScript(ssml: Array(buffer: body), field: "body")
+                script = try SpeechScript(ssml: Array(buffer: body), field: "body", limits: limits)
             } else {
                 guard let text = String(validating: Array(buffer: body), as: UTF8.self) else {
                     throw ServiceError.badRequest("the text is not UTF-8", variables: "body")
                 }
-                script = try SpeechScript(text: text, field: "body")
+                script = try SpeechScript(text: text, field: "body", limits: limits)
             }
         } catch let error as EarshotError {
             throw ServiceError.badRequest(error.message, variables: "body")
@@ -100,9 +104,12 @@ struct TextToSpeechRoute: Sendable {
         }
         context.logger.info(
             "speaking", metadata: ["voice": "\(voice.qualifiedName)", "bytes": "\(body.readableBytes)", "accept": "\(contentType)"])
+        guard let ticket = admission.admit() else {
+            throw ServiceError.synthesesBusy(limit: admission.limit, retryAfter: configuration.retryAfterSeconds)
+        }
         return try SynthesisResponse.response(
             contentType: contentType, script: volume == 1 ? script : script.scalingVolume(by: volume), voice: voice,
-            rate: tempo, output: output)
+            rate: tempo, output: output, ticket: ticket)
     }
 
     /// The first media type of `Accept`, lower-cased, without parameters; nil when there is none.
