@@ -10,52 +10,18 @@ the wall time, does not depend on what else the machine runs) and the service's 
     python3 Benchmarks/service/grammar_cost.py [.build/release/earshot] [--max-grammar-arcs N]
 """
 import json
-import re
-import socket
-import subprocess
+import os
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(__file__))
+from local_service import LocalService  # noqa: E402
+
 binary = next((a for a in sys.argv[1:] if not a.startswith("--")), ".build/release/earshot")
 extra = [a for a in sys.argv[1:] if a != binary]
-server = subprocess.Popen(
-    [binary, "serve", "--port", "0", "--recognizers", "1", "--log-level", "warning", *extra],
-    stderr=subprocess.PIPE, text=True)
-port = key = secret = None
-while port is None:
-    line = server.stderr.readline()
-    if not line:
-        sys.exit("earshot serve did not start")
-    if m := re.search(r"APP_KEY=(\S+) SECRET_KEY=(\S+)", line):
-        key, secret = m.groups()
-    if m := re.search(r"listening on http://127\.0\.0\.1:(\d+)", line):
-        port = int(m.group(1))
-
-
-def exchange(data):
-    with socket.create_connection(("127.0.0.1", port)) as connection:
-        connection.sendall(data)
-        reply = b""
-        while chunk := connection.recv(65536):
-            reply += chunk
-    return reply
-
-
-def cpu_seconds():
-    fields = open(f"/proc/{server.pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100  # utime + stime, in clock ticks of 1/100 s
-
-
-def resident_mib():
-    status = open(f"/proc/{server.pid}/status").read()
-    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024
-
-
-form = f"client_id={key}&client_secret={secret}&grant_type=client_credentials&scope=STTC"
-token = json.loads(exchange(
-    ("POST /oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-     f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(form)}\r\n\r\n{form}").encode()
-).split(b"\r\n\r\n", 1)[1])["access_token"]
+service = LocalService(binary, "--recognizers", "1", *extra)
+exchange, cpu_seconds, resident_mib = service.exchange, service.cpu_seconds, service.resident_mib
+token = service.token("STTC")
 audio = open("/usr/share/pocketsphinx/test/data/cards/004.wav", "rb").read()
 HEAD = '<?xml version="1.0"?><grammar xmlns="http://www.w3.org/2001/06/grammar" version="1.0" root="r"><rule id="r">'
 WORDS = "one two three four five six seven eight".split()
@@ -100,5 +66,4 @@ for name, grammar in cases:
     cpu = cpu_seconds() - cpu
     text = answer if status != 200 else (json.loads(answer)["Recognition"]["NBest"] or [{}])[0].get("Hypothesis", "")
     print(f"| {name} | {len(grammar)} | {status} | {seconds:.2f} | {cpu:.2f} | {resident_mib():.0f} | {text[:90]} |")
-server.terminate()
-server.wait()
+service.stop()

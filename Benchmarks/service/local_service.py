@@ -8,6 +8,7 @@ run never blocks on a full pipe, stopped on exit.
 import json
 import os
 import re
+import socket
 import subprocess
 import threading
 import urllib.request
@@ -28,6 +29,10 @@ class LocalService:
         self.app = re.search(r"APP_KEY=(\S+)", banner).group(1)
         self.secret = re.search(r"SECRET_KEY=(\S+)", banner).group(1)
         threading.Thread(target=lambda: [None for _ in self.process.stderr], daemon=True).start()
+
+    def exchange(self, request):
+        """Sends raw request bytes on a fresh connection; the whole reply, read until the service closes."""
+        return exchange(self.port, request)
 
     def token(self, scope="SPEECH"):
         form = f"client_id={self.app}&client_secret={self.secret}&grant_type=client_credentials&scope={scope}"
@@ -51,3 +56,13 @@ class LocalService:
 
     def __exit__(self, *exception):
         self.stop()
+
+
+def exchange(port, request):
+    """Sends raw request bytes to 127.0.0.1:port; the whole reply, read until the other side closes."""
+    with socket.create_connection(("127.0.0.1", port)) as connection:
+        connection.sendall(request)
+        reply = b""
+        while chunk := connection.recv(65536):
+            reply += chunk
+    return reply

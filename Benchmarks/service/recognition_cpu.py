@@ -19,12 +19,11 @@ any request used.
 import argparse
 import json
 import os
-import socket
 import sys
 import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
-from local_service import LocalService  # noqa: E402
+from local_service import LocalService, exchange  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("corpora", nargs="+")
@@ -32,15 +31,6 @@ parser.add_argument("--binary", default=".build/release/earshot")
 parser.add_argument("--check", nargs=2, type=float, metavar=("RATIO", "GRACE"))
 parser.add_argument("--limit", type=int, default=0, help="at most N files per corpus (0: all)")
 options = parser.parse_args()
-
-
-def exchange(port, data):
-    with socket.create_connection(("127.0.0.1", port)) as connection:
-        connection.sendall(data)
-        reply = b""
-        while chunk := connection.recv(65536):
-            reply += chunk
-    return reply
 
 
 def openai_request(token, model, audio):

@@ -16,7 +16,6 @@ Prints the ratio of the final and idle sizes to the size after the first 10 requ
 import argparse
 import collections
 import json
-import socket
 import sys
 import threading
 import time
@@ -34,16 +33,10 @@ parser.add_argument("--out", default="Benchmarks/service/results/soak")
 options, options.serve = parser.parse_known_args()
 
 service = LocalService(options.binary, *options.serve)
-port = service.port
 
 
 def exchange(data):
-    with socket.create_connection(("127.0.0.1", port)) as connection:
-        connection.sendall(data)
-        reply = b""
-        while chunk := connection.recv(65536):
-            reply += chunk
-    return reply
+    return service.exchange(data)
 
 
 speech, custom = service.token("SPEECH"), service.token("STTC")
