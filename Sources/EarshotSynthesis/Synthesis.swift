@@ -21,11 +21,13 @@ public enum Synthesis {
     /// The engines, Flite first.
     public static let engines: [any SpeechEngine] = [FliteEngine(), ESpeakEngine()]
 
-    /// The voice used when none is named: Flite's slt, which the embedded recognizer read back best of the
-    /// voices measured (10 sentences of our own spoken and transcribed: slt 5.7 % WER, rms 9.5 %, awb 10.5 %,
-    /// eSpeak NG en-us 13.3 %,
-    /// kal16 22.9 %, kal 27.6 %). The diphone voices synthesize ~10× faster than the clustergen ones.
-    public static let defaultVoiceName = "slt"
+    /// The voice used when none is named: Flite's rms, which Whisper tiny.en read back best of the
+    /// voices measured on 100 sentences of our own (`Benchmarks/tts/sentences-a.txt`: rms 7.6 % WER, slt
+    /// 9.1 %, awb 10.9 %, kal16 22.4 %, eSpeak NG en-us 26.6 %) and again on 100 others that took no part
+    /// in the choice (`sentences-b.txt`: rms 7.4 %, slt 11.1 %); `python3 Benchmarks/tts/round_trip.py
+    /// Benchmarks/tts/sentences-a.txt Benchmarks/tts/sentences-b.txt`. (Ten sentences had put slt first.)
+    /// The diphone voices synthesize ~7× faster than the clustergen ones.
+    public static let defaultVoiceName = "rms"
 
     /// Every engine's voices.
     public static func voices() async throws -> [Voice] {

@@ -32,7 +32,7 @@ private func ffmpegSamples(_ path: String, rate: Int = 16_000) throws -> Int {
     }
 
     /// The round trip: the embedded recognizer reads back what each engine said.
-    @Test(arguments: ["slt", "kal16", "en-us"])
+    @Test(arguments: ["rms", "slt", "kal16", "en-us"])
     func theRecognizerReadsTheSpeechBack(voice: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
