@@ -1,7 +1,7 @@
 import EarshotCore
 
 /// An SSML element read whole by our own small XML reader: SSML requests are small (see
-/// ``SpeechScript/maximumSSMLBytes``) and use plain XML, so the reader takes elements, attributes,
+/// ``SpeechScript/Limits/ssmlBytes``) and use plain XML, so the reader takes elements, attributes,
 /// text, the five predefined entities and character references, comments, CDATA and an XML
 /// declaration — and refuses a DOCTYPE (no entity expansion, no external fetch), processing
 /// instructions and anything malformed, naming the line.

@@ -68,11 +68,6 @@ public struct SpeechScript: Sendable, Hashable {
         public static let `default` = Limits()
     }
 
-    /// The default limit on text: 4 096 characters.
-    public static let maximumTextCharacters = Limits.default.textCharacters
-    /// The default limit on SSML: 16 384 bytes.
-    public static let maximumSSMLBytes = Limits.default.ssmlBytes
-
     public init(parts: [SpeechPart]) {
         self.parts = parts
     }

@@ -45,7 +45,7 @@ struct Speak: AsyncParsableCommand {
     @Option(help: "Sample rate of the output in Hz, for wav, l16, flac and opus (default 16000).")
     var outputRate: Int?
 
-    @Option(help: "Voice: a Flite voice (slt, kal16, kal, awb, rms) or an eSpeak NG language (en-us, fr, …); default slt.")
+    @Option(help: "Voice: a Flite voice (slt, kal16, kal, awb, rms) or an eSpeak NG language (en-us, fr, …); default rms.")
     var voice: String?
 
     @Option(help: "Speaking rate, a multiplier of the voice's normal rate: 0.25–4 (default 1).")
@@ -106,7 +106,8 @@ struct Speak: AsyncParsableCommand {
         let path = ssml ?? InputPath.standardStream
         let name = path == InputPath.standardStream ? "stdin" : path
         // One byte past the larger cap is enough to know the input is too long.
-        let limit = max(SpeechScript.maximumSSMLBytes, 4 * SpeechScript.maximumTextCharacters) + 1
+        let limits = SpeechScript.Limits.default
+        let limit = max(limits.ssmlBytes, 4 * limits.textCharacters) + 1
         let handle: FileHandle
         if path == InputPath.standardStream {
             handle = FileHandle.standardInput

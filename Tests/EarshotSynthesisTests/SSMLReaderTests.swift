@@ -62,14 +62,14 @@ import Testing
     }
 
     @Test func capsTheSizeOfTextAndMarkup() throws {
-        let longest = String(repeating: "a", count: SpeechScript.maximumTextCharacters)
+        let longest = String(repeating: "a", count: SpeechScript.Limits.default.textCharacters)
         _ = try SpeechScript(text: longest)
         #expect(throws: EarshotError.self) { try SpeechScript(text: longest + "a") }
         let markup = "<speak>" + String(repeating: "<break time=\"0ms\"/>", count: 1_000) + "hi</speak>"
-        #expect(markup.utf8.count > SpeechScript.maximumSSMLBytes)
+        #expect(markup.utf8.count > SpeechScript.Limits.default.ssmlBytes)
         #expect { try SpeechScript(ssml: Array(markup.utf8)) } throws: { "\($0)".contains("the limit is 16384") }
         let words = "<speak>" + String(repeating: "<s>abcd</s>", count: 1_025) + "</speak>"
-        #expect(words.utf8.count < SpeechScript.maximumSSMLBytes)
+        #expect(words.utf8.count < SpeechScript.Limits.default.ssmlBytes)
         #expect { try SpeechScript(ssml: Array(words.utf8)) } throws: { "\($0)".contains("the limit is 4096") }
     }
 

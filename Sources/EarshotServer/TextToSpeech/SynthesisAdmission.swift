@@ -21,9 +21,6 @@ final class SynthesisAdmission: Sendable {
         return admittedOne ? Ticket(admission: self) : nil
     }
 
-    /// Answers holding a place now.
-    var count: Int { admitted.withLock { $0 } }
-
     fileprivate func release() { admitted.withLock { $0 -= 1 } }
 
     /// One answer's place, held by the answer's body.

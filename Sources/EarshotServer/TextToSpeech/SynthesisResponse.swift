@@ -23,7 +23,7 @@ enum SynthesisOutput: Sendable {
 /// the client goes away the writer throws, the stream is dropped and the engine stops at its next block.
 /// The answer's ``SynthesisAdmission`` ticket lives as long as its body.
 enum SynthesisResponse {
-    /// The 200 answer of a Text to Speech route: `contentType`, and the body (see ``body(script:voice:rate:output:)``).
+    /// The 200 answer of a Text to Speech route: `contentType`, and the body (see ``body(script:voice:rate:output:ticket:)``).
     /// `ticket` is the answer's place in ``SynthesisAdmission``, held until the body has been written.
     static func response(
         contentType: String, script: SpeechScript, voice: Voice, rate: Double, output: SynthesisOutput,

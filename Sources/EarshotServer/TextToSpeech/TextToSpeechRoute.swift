@@ -12,7 +12,7 @@ import Logging
 /// or `application/ssml+xml` (at most `--max-ssml-bytes` bytes, the SSML
 /// subset ``SpeechScript`` reads; anything else is a 400 naming the element). `Accept` picks the audio:
 /// `audio/x-wav` or `audio/wav` (16 kHz 16-bit, the default) or `audio/amr` (AMR-NB, 8 kHz); others a
-/// 400. `X-Arg` takes `VoiceName` (a local voice, `slt` by default; the AT&T Natural Voices names
+/// 400. `X-Arg` takes `VoiceName` (a local voice, `rms` by default; the AT&T Natural Voices names
 /// `crystal` and `mike` map to `slt` and `rms`), `Tempo` (speaking rate, 0.25–4, 1 normal) and `Volume`
 /// (0–4, 1 normal). The audio is sent chunked as it is synthesized; errors are the Speech API's.
 struct TextToSpeechRoute: Sendable {
