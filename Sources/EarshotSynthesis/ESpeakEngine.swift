@@ -6,11 +6,15 @@ import Foundation
 ///
 /// eSpeak NG keeps all its state in globals — the current voice, the parameters, the callback — so
 /// it is initialized once and driven from ``Synthesis/executor`` only, under ``Synthesis/libraryLock``.
+/// Some of that state carries from one synthesis to the next and nothing resets it (1.51: the same
+/// text spoken twice in one process comes out a few samples apart; `espeak_Initialize` again keeps
+/// it, and `espeak_Terminate` hangs), so its output is reproducible from a fresh process, not call
+/// by call; corpora are built one process per build for that reason.
 /// Phonemes (`<phoneme>`) are spoken when given in eSpeak's own alphabet (`alphabet="x-espeak"`).
 public struct ESpeakEngine: SpeechEngine {
     public let name = "espeak-ng"
     /// eSpeak's speaking rate at rate 1, in words per minute (its own default).
-    static let normalWordsPerMinute = 175.0
+    public static let normalWordsPerMinute = 175.0
 
     public init() {}
 
@@ -34,22 +38,74 @@ public struct ESpeakEngine: SpeechEngine {
         return Int(rate)
     }
 
-    public func voices() throws -> [Voice] {
-        try Synthesis.libraryLock.withLock {
-            let rate = try Self.initialize()
-            guard let list = espeak_ListVoices(nil) else { return [] }
-            var voices: [Voice] = []
-            var seen = Set<String>()
+    /// Each language's voice file (`en-gb` → `gmw/en`), the one eSpeak gives the language the highest
+    /// priority, MBROLA voices left out (they need databases Debian ships apart). Read once, under the
+    /// library lock.
+    nonisolated(unsafe) private static var voiceFiles: [String: String]?
+
+    private static func files() throws -> [String: String] {
+        if let files = voiceFiles { return files }
+        _ = try initialize()
+        var best: [String: (file: String, priority: UInt8)] = [:]
+        if let list = espeak_ListVoices(nil) {
             var index = 0
             while let entry = list[index] {
                 index += 1
                 // languages: a priority byte, then a NUL-terminated name; the first is the voice's own.
-                guard let languages = entry.pointee.languages else { continue }
+                guard let languages = entry.pointee.languages, let identifier = entry.pointee.identifier else {
+                    continue
+                }
+                let file = String(cString: identifier)
+                let priority = UInt8(bitPattern: languages[0])
                 let language = String(cString: languages + 1).lowercased()
-                guard !language.isEmpty, seen.insert(language).inserted else { continue }
-                voices.append(Voice(name: language, engine: name, language: language, sampleRate: rate))
+                guard !language.isEmpty, !file.hasPrefix("mb/") else { continue }
+                if let known = best[language], known.priority <= priority { continue }
+                best[language] = (file, priority)
             }
-            return voices.sorted { $0.name < $1.name }
+        }
+        let files = best.mapValues(\.file)
+        voiceFiles = files
+        return files
+    }
+
+    public func voices() throws -> [Voice] {
+        try Synthesis.libraryLock.withLock {
+            let rate = try Self.initialize()
+            return try Self.files().keys.sorted().map {
+                Voice(name: $0, engine: name, language: $0, sampleRate: rate)
+            }
+        }
+    }
+
+    /// What `espeak_SetVoiceByName` takes for `name` (`en-gb+f3` → `gmw/en+f3`): the language's voice
+    /// file, then the variant. By file, because eSpeak looks names up by its own voice names and file
+    /// names, not by language (`en-gb` alone is not found), and its lookup by language drops the variant.
+    private static func selector(for name: String) throws -> String? {
+        let parts = name.split(separator: "+", maxSplits: 1).map(String.init)
+        guard let language = parts.first, let file = try files()[language] else { return nil }
+        return parts.count == 2 ? file + "+" + parts[1] : file
+    }
+
+    /// eSpeak's voice variants (`f3`, `m3`, `klatt`, …): a voice named `en-us+f3` speaks `en-us`
+    /// with the `f3` variant's pitch, formants and breathiness.
+    public func variants() throws -> [String] {
+        try Synthesis.libraryLock.withLock {
+            _ = try Self.initialize()
+            var spec = espeak_VOICE()
+            let list = "variant".withCString { language in
+                spec.languages = language
+                return espeak_ListVoices(&spec)
+            }
+            guard let list else { return [] }
+            var names: [String] = []
+            var index = 0
+            while let entry = list[index] {
+                index += 1
+                // identifier: the variant's file under espeak-ng-data/voices, `!v/f3`.
+                guard let identifier = entry.pointee.identifier else { continue }
+                if let name = String(cString: identifier).split(separator: "/").last { names.append(String(name)) }
+            }
+            return names.sorted()
         }
     }
 
@@ -58,7 +114,7 @@ public struct ESpeakEngine: SpeechEngine {
     ) throws {
         try Synthesis.libraryLock.withLock {
             let sampleRate = try Self.initialize()
-            guard espeak_SetVoiceByName(voice.name) == EE_OK else {
+            guard let selector = try Self.selector(for: voice.name), espeak_SetVoiceByName(selector) == EE_OK else {
                 throw EarshotError(.invalidParameter, "voice: espeak-ng has no voice '\(voice.name)'")
             }
             try withoutActuallyEscaping(emit) { emit in
@@ -72,7 +128,8 @@ public struct ESpeakEngine: SpeechEngine {
                     case .phonemes(let phonemes, let alphabet, let fallback, let prosody):
                         if ["x-espeak", "x-kirshenbaum"].contains(alphabet.lowercased()) {
                             let escaped = phonemes.replacingOccurrences(of: "]]", with: "")
-                            try speak("[[\(escaped)]]", flags: espeakPHONEMES, prosody: prosody, rate: rate, into: &emitter)
+                            try speak(
+                                "[[\(escaped)]]", flags: espeakPHONEMES, prosody: prosody, rate: rate, into: &emitter)
                         } else {
                             try speak(fallback, flags: 0, prosody: prosody, rate: rate, into: &emitter)
                         }

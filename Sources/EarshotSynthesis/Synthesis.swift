@@ -36,16 +36,40 @@ public enum Synthesis {
         }
     }
 
-    /// The voice named `name` (`slt`, `en-us`, or qualified, `flite:slt`); errors name `field`.
+    /// The voice named `name` (`slt`, `en-us`, or qualified, `flite:slt`; an eSpeak NG voice may add a
+    /// variant, `en-us+f3`); errors name `field`.
     public static func voice(named name: String?, field: String = "voice") async throws -> Voice {
         let name = (name ?? defaultVoiceName).lowercased()
         let all = try await voices()
         if let voice = all.first(where: { $0.qualifiedName == name || $0.name == name }) { return voice }
-        let examples = all.filter { $0.engine == "flite" }.map(\.name) + ["en-us", "fr", "de", "…"]
+        if let plus = name.lastIndex(of: "+") {
+            let base = String(name[..<plus])
+            let variant = String(name[name.index(after: plus)...])
+            let espeak = ESpeakEngine()
+            if let voice = all.first(where: {
+                $0.engine == espeak.name && ($0.qualifiedName == base || $0.name == base)
+            }) {
+                let variants = try await withTaskExecutorPreference(executor) { try espeak.variants() }
+                guard variants.contains(variant) else {
+                    throw EarshotError(
+                        .invalidParameter,
+                        "\(field): espeak-ng has no variant '\(variant)'; variants include \(variants.prefix(8).joined(separator: ", ")), …"
+                    )
+                }
+                return Voice(
+                    name: voice.name + "+" + variant, engine: voice.engine, language: voice.language,
+                    sampleRate: voice.sampleRate)
+            }
+        }
+        let examples = all.filter { $0.engine == "flite" }.map(\.name) + ["en-us", "en-gb+f3", "fr-fr", "de", "…"]
         throw EarshotError(
             .invalidParameter,
-            "\(field): no voice '\(name)'; voices include \(examples.joined(separator: ", ")) (earshot speak --list-voices)")
+            "\(field): no voice '\(name)'; voices include \(examples.joined(separator: ", ")) (earshot speak --list-voices)"
+        )
     }
+
+    /// rand()'s seed before each synthesis: glibc's initial state.
+    static let randomSeed: UInt32 = 1
 
     /// The range of speaking rates accepted.
     public static let rateRange: ClosedRange<Double> = 0.25...4
@@ -63,11 +87,16 @@ public enum Synthesis {
         }
         guard rateRange.contains(rate) else {
             continuation.finish(
-                throwing: EarshotError(.invalidParameter, "rate: \(rate); expected \(rateRange.lowerBound)–\(rateRange.upperBound)"))
+                throwing: EarshotError(
+                    .invalidParameter, "rate: \(rate); expected \(rateRange.lowerBound)–\(rateRange.upperBound)"))
             return stream
         }
         let task = Task(executorPreference: executor) {
             do {
+                // Both engines draw from the C library's rand() (eSpeak NG: the noise of breathy
+                // variants): seeded as a fresh process has it, so no other caller of rand() and no
+                // earlier synthesis changes what this one sounds like.
+                srand(randomSeed)
                 try engine.synthesize(script, voice: voice, rate: rate) { buffer in
                     if Task.isCancelled { return false }
                     if case .terminated = continuation.yield(buffer) { return false }
