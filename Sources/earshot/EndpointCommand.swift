@@ -118,7 +118,7 @@ struct EndpointDocument: Encodable {
         }
     }
 
-    var schemaVersion = JSONOutput.reportSchemaVersion
+    var schemaVersion = ReportSchema.version
     var input: String
     var parameters: [String: ParameterValue]
     var events: [Event]

@@ -215,14 +215,14 @@ struct Eval: AsyncParsableCommand {
     /// The report of a run, or of merged parts: a table per group, or the JSON document(s).
     private func write(_ scores: EvaluationScores, parameters: [String: ParameterValue]) throws {
         let output = try CommandOutput(path: output)
-        var documents: [EvalDocument] = []
+        var documents: [EvaluationDocument] = []
         for group in scores.reports() {
             switch format ?? .text {
             case .text, .partial:
                 if let name = group.group { try output.write("\n== \(name)\n") }
-                try output.write(EvalTable.render(group.reports, corpus: group.corpus))
+                try output.write(EvaluationTable.render(group.reports, corpus: group.corpus))
             case .json:
-                var document = EvalDocument(
+                var document = EvaluationDocument(
                     corpus: group.corpus, parameters: parameters, reports: group.reports, includeCurve: prCurve,
                     includeUtterances: utterances)
                 document.group = group.group
@@ -232,7 +232,7 @@ struct Eval: AsyncParsableCommand {
         if format == .json {
             let text =
                 documents.count == 1
-                ? try JSONOutput.encode(documents[0]) : try JSONOutput.encode(EvalGroups(groups: documents))
+                ? try JSONOutput.encode(documents[0]) : try JSONOutput.encode(EvaluationGroups(groups: documents))
             try output.write(text)
         }
         try output.commit()

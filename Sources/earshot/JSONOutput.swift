@@ -7,9 +7,6 @@ import Foundation
 /// the unit in the field name, levels in dBFS with −∞ (silence) as null.
 enum JSONOutput {
     static let schemaVersion = 1
-    /// The `schema_version` of the reports with a `parameters` object (vad, endpoint, eval; sweep's is
-    /// `SweepTable.schemaVersion`): 2 since the parameters are typed (`0.5`, `true`) where 1 gave strings.
-    static let reportSchemaVersion = 2
 
     static func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()

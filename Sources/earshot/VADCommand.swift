@@ -144,8 +144,10 @@ struct VAD: ParsableCommand {
         var duration: Double { detection.duration }
         /// One probability per 10 ms cell.
         var gridProbabilities: [Float] {
-            DetectorTrack(sampleRate: SpeechDetection.workingRate, hopLength: detection.hopLength, frames: detection.frames)
-                .gridProbabilities(duration: duration)
+            DetectorTrack(
+                sampleRate: SpeechDetection.workingRate, hopLength: detection.hopLength, frames: detection.frames
+            )
+            .gridProbabilities(duration: duration)
         }
     }
 
@@ -153,7 +155,8 @@ struct VAD: ParsableCommand {
         throws -> Analysis
     {
         var source = try layout.open(file)
-        let detection = try SpeechDetection.run(source: &source, detector: detector, models: models, smoothing: smoothing)
+        let detection = try SpeechDetection.run(
+            source: &source, detector: detector, models: models, smoothing: smoothing)
         return Analysis(
             file: file, name: InputLayoutOptions.displayName(file), detection: detection,
             segments: detection.speech.map { LabeledSegment(start: $0.lowerBound, end: $0.upperBound) })
@@ -189,7 +192,13 @@ struct VAD: ParsableCommand {
         let output = try CommandOutput(path: output)
         switch format {
         case .json:
-            try output.write(try JSONOutput.encode(VADDocument(detector: detector, smoothing: smoothing, analyses)))
+            try output.write(
+                try JSONOutput.encode(
+                    VADDocument(
+                        detector: detector, smoothing: smoothing,
+                        files: analyses.map {
+                            VADDocument.File(path: $0.name, duration: $0.duration, segments: $0.segments)
+                        })))
         case .probs:
             try output.write(Self.probabilityLines(analyses.first?.gridProbabilities ?? []))
         case .segments:
@@ -233,45 +242,5 @@ struct VAD: ParsableCommand {
 
     static func probabilityLines(_ values: [Float]) -> String {
         values.map { String(format: "%.4f\n", $0) }.joined()
-    }
-}
-
-/// `earshot vad --format json`.
-struct VADDocument: Encodable {
-    struct File: Encodable {
-        var path: String
-        var durationSeconds: Double
-        var speechSeconds: Double
-        var segments: [LabeledSegment]
-
-        enum CodingKeys: String, CodingKey {
-            case path, segments
-            case durationSeconds = "duration_s", speechSeconds = "speech_s"
-        }
-    }
-
-    var schemaVersion = JSONOutput.reportSchemaVersion
-    var parameters: [String: ParameterValue]
-    var files: [File]
-
-    enum CodingKeys: String, CodingKey {
-        case parameters, files
-        case schemaVersion = "schema_version"
-    }
-
-    init(detector: DetectorKind, smoothing: SmoothingConfiguration, _ analyses: [VAD.Analysis]) {
-        var parameters = EvaluationSettings(
-            detector: detector, smoothing: smoothing, endpointer: try! EndpointerConfiguration()
-        ).parameters
-        parameters = parameters.filter { SweepParameter(rawValue: $0.key).map { !$0.isEndpointing } ?? false }
-        self.parameters = parameters
-        files = analyses.map { analysis in
-            let rounded = analysis.segments.map {
-                LabeledSegment(start: ($0.start * 1000).rounded() / 1000, end: ($0.end * 1000).rounded() / 1000)
-            }
-            return File(
-                path: analysis.name, durationSeconds: (analysis.duration * 1000).rounded() / 1000,
-                speechSeconds: (rounded.map(\.duration).reduce(0, +) * 1000).rounded() / 1000, segments: rounded)
-        }
     }
 }

@@ -36,3 +36,10 @@ public enum ParameterValue: Sendable, Hashable, Codable, CustomStringConvertible
         }
     }
 }
+
+/// The `schema_version` of the reports with a `parameters` object (`vad`, `endpoint` and `eval` JSON; a
+/// sweep's is `SweepTable.schemaVersion`): 2 since the parameters are typed (`0.5`, `true`) where 1 gave
+/// strings.
+public enum ReportSchema {
+    public static let version = 2
+}

@@ -1,79 +1,9 @@
 import EarshotCore
-import EarshotLab
 import Foundation
 
-/// `earshot eval`'s table for people.
-enum EvalTable {
-    static func render(_ reports: [DetectorReport], corpus: Corpus) -> String {
-        let minutes = corpus.totalDuration / 60
-        var text = String(
-            format: "%@: %d files, %.1f min, %.0f%% speech\n\n", corpus.directory, corpus.entries.count, minutes,
-            corpus.totalDuration > 0 ? corpus.totalSpeech / corpus.totalDuration * 100 : 0)
-        text +=
-            "frames (10 ms)   precision  recall     F1  false-alarm   AP    start |err| p90  bias    end |err| p90  bias\n"
-        for report in reports {
-            let start = report.boundaries.start
-            let end = report.boundaries.end
-            text +=
-                pad(report.name, 16)
-                + [report.frames.precision, report.frames.recall, report.frames.f1].map { cell($0, 3, 9) }.joined()
-                + cell(report.frames.falseAlarmRate, 3, 11) + cell(report.probabilities.averagePrecision(), 3, 7)
-                + milliseconds(start.meanAbsolute, 10) + milliseconds(start.p90Absolute, 5)
-                + milliseconds(start.bias, 6)
-                + milliseconds(end.meanAbsolute, 10) + milliseconds(end.p90Absolute, 5) + milliseconds(end.bias, 6)
-                + "\n"
-        }
-        text += "\nendpointing      latency median   p90   truncated  false-start  wrong-NoAudio  no-endpoint   speed\n"
-        for report in reports {
-            let metrics = report.endpointing
-            text +=
-                pad(report.name, 16) + milliseconds(metrics.latency.median, 15) + milliseconds(metrics.latency.p90, 6)
-                + percent(metrics.truncationRate, 12) + percent(metrics.falseStartRate, 13)
-                + percent(metrics.wrongNoAudioRate, 15) + percent(metrics.missedEndpointRate, 13)
-                + (report.realTimeFactor.map { String(format: "%9.0f×", $0) } ?? String(repeating: " ", count: 10))
-                + "\n"
-        }
-        let tolerance = reports.first.map { Int(($0.onTimeTolerance * 1000).rounded()) } ?? 100
-        text += "\nvs label oracle  utterances  on time   early    late  missed   delay median   p90   |delay| median\n"
-        for report in reports {
-            let oracle = report.endpointing.oracle
-            text +=
-                pad(report.name, 16) + cell(Double(oracle.utterances), 0, 12) + percent(oracle.onTimeRate, 9)
-                + percent(oracle.earlyRate, 8) + percent(oracle.lateRate, 8) + percent(oracle.missedRate, 8)
-                + milliseconds(oracle.delay.median, 15) + milliseconds(oracle.delay.p90, 6)
-                + milliseconds(oracle.absoluteDelay.median, 17) + "\n"
-        }
-        text += "\nTimes in ms; boundary errors: mean and p90 of |predicted − labelled|, bias = mean signed (+ late).\n"
-        text += "Speed: seconds of audio per CPU second, decoding and resampling included.\n"
-        text +=
-            "Oracle: the same endpointer driven by the labels; delay = endpoint − oracle endpoint (+ late), "
-            + "on time within ±\(tolerance) ms, missed = no endpoint where the oracle has one.\n"
-        return text
-    }
-
-    private static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-    }
-
-    private static func cell(_ value: Double?, _ digits: Int, _ width: Int) -> String {
-        let text = value.map { String(format: "%.\(digits)f", $0) } ?? "–"
-        return String(repeating: " ", count: max(1, width - text.count)) + text
-    }
-
-    private static func milliseconds(_ seconds: Double?, _ width: Int) -> String {
-        let text = seconds.map { String(format: "%.0f", $0 * 1000) } ?? "–"
-        return String(repeating: " ", count: max(1, width - text.count)) + text
-    }
-
-    private static func percent(_ value: Double?, _ width: Int) -> String {
-        let text = value.map { String(format: "%.1f%%", $0 * 100) } ?? "–"
-        return String(repeating: " ", count: max(1, width - text.count)) + text
-    }
-}
-
-/// `earshot eval --format json`.
-struct EvalDocument: Encodable {
-    struct Frames: Encodable {
+/// `earshot eval --format json`: one corpus (or one `--group-by` subset), a row per detector.
+public struct EvaluationDocument: Encodable {
+    public struct Frames: Encodable {
         var precision: Double?
         var recall: Double?
         var f1: Double?
@@ -89,7 +19,7 @@ struct EvalDocument: Encodable {
         }
 
         /// Undefined ratios (nothing called speech, no labelled speech) are `null`, never omitted or 0.
-        func encode(to encoder: any Encoder) throws {
+        public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(precision, forKey: .precision)
             try container.encode(recall, forKey: .recall)
@@ -101,12 +31,12 @@ struct EvalDocument: Encodable {
         }
     }
 
-    struct Boundaries: Encodable {
+    public struct Boundaries: Encodable {
         var start: BoundaryStatistics
         var end: BoundaryStatistics
     }
 
-    struct Detector: Encodable {
+    public struct Detector: Encodable {
         var detector: String
         var frames: Frames
         var boundaries: Boundaries
@@ -122,7 +52,7 @@ struct EvalDocument: Encodable {
     }
 
     /// One utterance's endpoint next to the label oracle's (`--utterances`).
-    struct Utterance: Encodable {
+    public struct Utterance: Encodable {
         var path: String
         var labelledEnd: Double?
         var endpoint: Double?
@@ -151,7 +81,7 @@ struct EvalDocument: Encodable {
         }
 
         /// Every key in every row, `null` when absent.
-        func encode(to encoder: any Encoder) throws {
+        public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(path, forKey: .path)
             try container.encode(labelledEnd, forKey: .labelledEnd)
@@ -164,10 +94,10 @@ struct EvalDocument: Encodable {
         }
     }
 
-    var schemaVersion = JSONOutput.reportSchemaVersion
+    var schemaVersion = ReportSchema.version
     var corpus: String
     /// With `--group-by`: which subset (`noise=music`); nil for the whole corpus.
-    var group: String?
+    public var group: String?
     var files: Int
     var durationSeconds: Double
     var speechSeconds: Double
@@ -179,7 +109,7 @@ struct EvalDocument: Encodable {
         case schemaVersion = "schema_version", durationSeconds = "duration_s", speechSeconds = "speech_s"
     }
 
-    init(
+    public init(
         corpus: Corpus, parameters: [String: ParameterValue], reports: [DetectorReport], includeCurve: Bool,
         includeUtterances: Bool = false
     ) {
@@ -206,12 +136,14 @@ struct EvalDocument: Encodable {
 }
 
 /// `earshot eval --group-by TAG --format json`: the whole corpus first, then one document per value.
-struct EvalGroups: Encodable {
-    var schemaVersion = JSONOutput.reportSchemaVersion
-    var groups: [EvalDocument]
+public struct EvaluationGroups: Encodable {
+    var schemaVersion = ReportSchema.version
+    var groups: [EvaluationDocument]
 
     enum CodingKeys: String, CodingKey {
         case groups
         case schemaVersion = "schema_version"
     }
+
+    public init(groups: [EvaluationDocument]) { self.groups = groups }
 }
