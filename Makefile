@@ -95,9 +95,11 @@ fuzz: deps fuzz-deps
 format:
 	swift format --in-place --recursive Sources Tests Benchmarks
 
-# The corpora's sources: TTS voices, the sound font and synthesizer for background music, and the
-# ALSA voice prompts (pocketsphinx-testdata is already in APT_PACKAGES).
-CORPORA_PACKAGES := espeak-ng festival festvox-kallpc16k fluidsynth timgm6mb-soundfont alsa-utils
+# The corpora's sources: the sound font and synthesizer for background music, and the ALSA voice
+# prompts (pocketsphinx-testdata is already in APT_PACKAGES; the synthetic corpus is spoken in-process
+# through libespeak-ng and Flite, also there). The espeak-ng program synthesizes the speech
+# ForcedAlignerTests aligns, apart from the stage under test.
+CORPORA_PACKAGES := espeak-ng fluidsynth timgm6mb-soundfont alsa-utils
 SEED := 1
 
 corpora-deps:

@@ -126,6 +126,8 @@ let package = Package(
             name: "EarshotLab",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotVAD", "EarshotRecognizer",
+                // The synthetic corpus is spoken in-process by the synthesis stage.
+                "EarshotSynthesis",
                 // SHA-256 of a corpus's manifest, which tells the partial results of shards of one corpus apart.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

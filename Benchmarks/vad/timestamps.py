@@ -37,13 +37,16 @@ def read(path):
 
 
 def silero_segments(sess, samples, probabilities=None):
-    """Silero's timestamps (seconds) from ONNX Runtime's probabilities of `samples`."""
-    if probabilities is None:
-        probabilities = silero_reference.probabilities(sess, samples)
+    """Silero's timestamps (seconds) from ONNX Runtime's probabilities of `samples`.
+
+    faster-whisper pads the audio to whole 512-sample windows before calling the model, and pads a
+    whole window more when the length is already a multiple of 512; the probabilities are those of
+    the audio it passes, so a file of exactly N windows gets N + 1 (the last of silence)."""
 
     def model(padded):
-        assert len(padded) // 512 == len(probabilities), "one probability per 512 samples"
-        return np.array(probabilities, dtype=np.float32)
+        given = probabilities if probabilities is not None else silero_reference.probabilities(sess, padded)
+        assert len(padded) // 512 == len(given), "one probability per 512 samples"
+        return np.array(given, dtype=np.float32)
 
     fw_vad.get_vad_model = lambda: model
     return [(s["start"] / 16000, s["end"] / 16000) for s in fw_vad.get_speech_timestamps(samples, SILERO_DEFAULTS)]

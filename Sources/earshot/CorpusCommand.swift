@@ -14,12 +14,12 @@ struct CorpusCommand: ParsableCommand {
         abstract: "Build, validate, import and export labelled corpora (a folder with manifest.jsonl).",
         subcommands: [Build.self, Validate.self, Import.self, Export.self])
 
-    struct Build: ParsableCommand {
+    struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rebuild a corpus from installed Debian packages, deterministically from a seed.",
             discussion: """
                 real: pocketsphinx-testdata and alsa-utils recordings labelled by forced alignment. \
-                synthetic: espeak-ng and festival speech with exact labels. noisy: both mixed with noise, \
+                synthetic: eSpeak NG and Flite speech, synthesized in-process, with exact labels. noisy: both mixed with noise, \
                 babble, music and clicks at 0/5/10/20 dB SNR, plus files with no speech. long: the \
                 pocketsphinx-testdata clips joined with 0.3-2.5 s pauses into two recordings of 10+ minutes. \
                 The same seed gives byte-identical audio and manifest.
@@ -50,10 +50,10 @@ struct CorpusCommand: ParsableCommand {
             }
         }
 
-        func run() throws {
+        func run() async throws {
             let started = Date()
             let verbose = isatty(STDERR_FILENO) != 0
-            let corpus = try CorpusBuilder.build(
+            let corpus = try await CorpusBuilder.build(
                 recipe,
                 options: RecipeOptions(seed: seed, limit: limit, minimumRecordingDuration: minimumRecordingDuration),
                 into: out

@@ -1,6 +1,6 @@
 import EarshotCore
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -8,13 +8,14 @@ import Testing
 
 @Suite(.serialized, .computing) struct CorpusRecipeTests {
     /// Builds `recipe` twice into fresh folders and returns both folders' files, path by path.
-    static func buildTwice(_ recipe: CorpusRecipe, limit: Int) throws -> ([String: Data], [String: Data], Corpus) {
+    static func buildTwice(_ recipe: CorpusRecipe, limit: Int) async throws -> ([String: Data], [String: Data], Corpus)
+    {
         var results: [[String: Data]] = []
         var corpus: Corpus?
         for _ in 0..<2 {
             let directory = try TemporaryDirectory("earshot-recipe")
             defer { directory.remove() }
-            corpus = try CorpusBuilder.build(
+            corpus = try await CorpusBuilder.build(
                 recipe, options: RecipeOptions(seed: 7, limit: limit), into: directory.path)
             var files: [String: Data] = [:]
             for path in ["manifest.jsonl"] + corpus!.entries.map(\.path) {
@@ -25,9 +26,13 @@ import Testing
         return (results[0], results[1], corpus!)
     }
 
-    @Test(arguments: [(CorpusRecipe.synthetic, 2), (.real, 2), (.noisy, 1)])
-    func rebuildsAreByteIdentical(recipe: CorpusRecipe, limit: Int) throws {
-        let (first, second, corpus) = try Self.buildTwice(recipe, limit: limit)
+    /// The real corpus rebuilds byte-identical within one process. The synthetic and noisy ones do from a
+    /// fresh process (`CorpusBuildCommandTests`), not twice in one: eSpeak NG 1.51 carries state from one
+    /// synthesis to the next that no call resets (the same text spoken again comes out a few samples
+    /// apart; re-initializing keeps it, and `espeak_Terminate` hangs).
+    @Test(arguments: [(CorpusRecipe.real, 2)])
+    func rebuildsAreByteIdentical(recipe: CorpusRecipe, limit: Int) async throws {
+        let (first, second, corpus) = try await Self.buildTwice(recipe, limit: limit)
         #expect(!first.isEmpty && first.values.allSatisfy { !$0.isEmpty })
         #expect(first == second)
         for entry in corpus.entries {
@@ -36,14 +41,14 @@ import Testing
         }
     }
 
-    @Test func aDifferentSeedGivesADifferentCorpus() throws {
-        let one = try CorpusBuilder.utterances(.synthetic, options: RecipeOptions(seed: 1, limit: 1))
-        let two = try CorpusBuilder.utterances(.synthetic, options: RecipeOptions(seed: 2, limit: 1))
+    @Test func aDifferentSeedGivesADifferentCorpus() async throws {
+        let one = try await CorpusBuilder.utterances(.synthetic, options: RecipeOptions(seed: 1, limit: 1))
+        let two = try await CorpusBuilder.utterances(.synthetic, options: RecipeOptions(seed: 2, limit: 1))
         #expect(one[0].entry != two[0].entry)
     }
 
-    @Test func noisyCorpusCoversNoisesAndHasFilesWithoutSpeech() throws {
-        let utterances = try CorpusBuilder.utterances(.noisy, options: RecipeOptions(seed: 3, limit: 2))
+    @Test func noisyCorpusCoversNoisesAndHasFilesWithoutSpeech() async throws {
+        let utterances = try await CorpusBuilder.utterances(.noisy, options: RecipeOptions(seed: 3, limit: 2))
         let tagged = utterances.filter { $0.entry.tags["snr_db"] != nil }
         #expect(tagged.allSatisfy { NoisyRecipe.snrs.map(String.init).contains($0.entry.tags["snr_db"]!) })
         #expect(tagged.allSatisfy { $0.entry.tags["clean"] != nil && !$0.entry.speech.isEmpty })
@@ -53,20 +58,20 @@ import Testing
 }
 
 @Suite(.computing) struct LongRecipeTests {
-    @Test func twoBuildsGiveIdenticalRecordingsAndManifests() throws {
+    @Test func twoBuildsGiveIdenticalRecordingsAndManifests() async throws {
         let options = RecipeOptions(seed: 9, limit: 1, minimumRecordingDuration: 40)
-        let first = try CorpusBuilder.utterances(.long, options: options)
-        let second = try CorpusBuilder.utterances(.long, options: options)
+        let first = try await CorpusBuilder.utterances(.long, options: options)
+        let second = try await CorpusBuilder.utterances(.long, options: options)
         #expect(first.map(\.entry) == second.map(\.entry))
         #expect(first.map(\.samples) == second.map(\.samples))
         #expect(ManifestWriter.text(for: first.map(\.entry)) == ManifestWriter.text(for: second.map(\.entry)))
-        let other = try CorpusBuilder.utterances(
+        let other = try await CorpusBuilder.utterances(
             .long, options: RecipeOptions(seed: 10, limit: 1, minimumRecordingDuration: 40))
         #expect(other[0].entry != first[0].entry)
     }
 
-    @Test func recordingsJoinClipsWithNaturalPausesAndCarryTheirLabels() throws {
-        let made = try CorpusBuilder.utterances(
+    @Test func recordingsJoinClipsWithNaturalPausesAndCarryTheirLabels() async throws {
+        let made = try await CorpusBuilder.utterances(
             .long, options: RecipeOptions(seed: 2, limit: 1, minimumRecordingDuration: 60))
         let entry = made[0].entry
         #expect(entry.duration >= 60 && entry.duration < 60 + 7.2 + 2.5 + 2.0)

@@ -30,18 +30,19 @@ import Testing
         }
     }
 
-    static func opened() throws -> BufferSource {
-        let recording = try LongRecordingFixture.built.get()
+    static func opened() async throws -> BufferSource {
+        let recording = try await LongRecordingFixture.built.value
         return BufferSource(buffer: recording.audio, name: recording.entry.path)
     }
 
     @Test func cancellingTheTaskStopsBusyWorkersAndEndsWithCancelled() async throws {
         let started = Counter()
         // An unstructured task does not inherit the suite's executor: name it, off the cooperative pool.
+        let source = try await Self.opened()
         let run = Task(executorPreference: TestExecutors.waiting) {
             var delivered = 0
             try await BatchTranscriber.run(
-                count: 1, settings: try TranscriptionSettings(jobs: 2), open: { _ in try Self.opened() },
+                count: 1, settings: try TranscriptionSettings(jobs: 2), open: { _ in source },
                 makeTranscriber: { UntilCancelled(started: started) }
             ) { event in
                 if case .transcribed = event { delivered += 1 }
@@ -56,9 +57,10 @@ import Testing
 
     @Test func aTranscriberThatCannotBeMadeEndsTheRunWithItsError() async throws {
         let missing = EarshotError(.modelUnavailable, "no model here")
+        let source = try await Self.opened()
         await #expect(throws: missing) {
             try await BatchTranscriber.run(
-                count: 1, settings: try TranscriptionSettings(jobs: 2), open: { _ in try Self.opened() },
+                count: 1, settings: try TranscriptionSettings(jobs: 2), open: { _ in source },
                 makeTranscriber: { throw missing }
             ) { _ in }
         }

@@ -14,15 +14,15 @@ enum LongRecordingFixture {
         var audio: AudioBuffer
     }
 
-    static let built: Result<Built, any Error> = Result {
-        let made = try CorpusBuilder.utterances(
+    static let built = Task<Built, any Error> {
+        let made = try await CorpusBuilder.utterances(
             .long, options: RecipeOptions(seed: 3, limit: 1, minimumRecordingDuration: 120))
         let utterance = made[0]
         return Built(entry: utterance.entry, audio: AudioBuffer(format: .wideband, samples: utterance.samples))
     }
 
     static let transcript = Task<Transcript, any Error> {
-        let recording = try built.get()
+        let recording = try await built.value
         let settings = try TranscriptionSettings(jobs: 2)
         var transcripts: [Transcript] = []
         try await BatchTranscriber.run(

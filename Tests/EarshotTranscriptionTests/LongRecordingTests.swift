@@ -1,7 +1,7 @@
 import EarshotCore
 import EarshotLab
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import EarshotVAD
 import Foundation
 import Testing
@@ -11,8 +11,8 @@ import Testing
 
 /// The done-when checks of long-file transcription, on a recording of the long corpus.
 @Suite(.serialized, .computing) struct LongRecordingTests {
-    @Test func noLabelledWordIsCutBySegmentBoundaries() throws {
-        let recording = try LongRecordingFixture.built.get()
+    @Test func noLabelledWordIsCutBySegmentBoundaries() async throws {
+        let recording = try await LongRecordingFixture.built.value
         let words = try #require(recording.entry.words)
         #expect(recording.audio.duration >= 120 && words.count > 150)
         let chunker = try UtteranceChunker(configuration: UtteranceChunkerConfiguration())
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func transcriptIsInMediaTimeOrderAndCloseToTheReference() async throws {
-        let recording = try LongRecordingFixture.built.get()
+        let recording = try await LongRecordingFixture.built.value
         let transcript = try await LongRecordingFixture.transcript.value
         #expect(abs(transcript.duration - recording.audio.duration) < 1e-6)
         for (previous, next) in zip(transcript.segments, transcript.segments.dropFirst()) {
@@ -48,7 +48,7 @@ import Testing
 
     @Test(arguments: [TranscriptFormat.srt, .vtt])
     func subtitlesParseWithFFmpegAndFollowTheLabelledSpeech(format: TranscriptFormat) async throws {
-        let recording = try LongRecordingFixture.built.get()
+        let recording = try await LongRecordingFixture.built.value
         let transcript = try await LongRecordingFixture.transcript.value
         let parameters = TranscriptParameters(
             embedded: .default, decoder: .default, settings: try TranscriptionSettings(jobs: 2))

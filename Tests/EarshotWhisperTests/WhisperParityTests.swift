@@ -22,7 +22,7 @@ import Testing
 
     /// Where each clip's audio is rebuilt: LibriVox from pocketsphinx-testdata, the real corpus built
     /// from its recipe, the resampled and joined clips by sox and `earshot encode`, as the script did.
-    static let audio: Result<[String: String], any Error> = Result {
+    static let audio = Task<[String: String], any Error> {
         // Under the build folder, made afresh each run (a static has no teardown to remove a temporary one).
         let folder = WhisperFixtures.repository.appendingPathComponent(".build/whisper-parity-audio").path
         try? FileManager.default.removeItem(atPath: folder)
@@ -32,7 +32,7 @@ import Testing
         var paths: [String: String] = [:]
         let names = ["0870", "0880", "0890", "0920", "0930"].map { "sense_and_sensibility_01_austen_64kb-\($0).wav" }
         for name in names { paths["librivox/" + name] = librivox + name }
-        let corpus = try CorpusBuilder.build(
+        let corpus = try await CorpusBuilder.build(
             .real, options: RecipeOptions(seed: 1, scratch: folder), into: file("real"))
         for entry in corpus.entries { paths["real/" + entry.path] = corpus.audioPath(of: entry) }
         for name in [names[0], names[3]] {
@@ -55,12 +55,14 @@ import Testing
     }
 
     static func require(_ result: ExternalTool.Result) throws {
-        guard result.status == 0 else { throw EarshotError(.invalidInput, "a helper command failed: \(result.standardError)") }
+        guard result.status == 0 else {
+            throw EarshotError(.invalidInput, "a helper command failed: \(result.standardError)")
+        }
     }
 
-    func clip(_ name: String) throws -> (WhisperFixtures.Reference.Clip, [Float]) {
+    func clip(_ name: String) async throws -> (WhisperFixtures.Reference.Clip, [Float]) {
         let reference = try #require(try WhisperFixtures.reference.get().clips.first { $0.name == name })
-        let path = try #require(try Self.audio.get()[name], "no audio rebuilt for \(name)")
+        let path = try #require(try await Self.audio.value[name], "no audio rebuilt for \(name)")
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         try #require(
@@ -73,8 +75,12 @@ import Testing
         #expect(ours.map(\.tokens) == theirs.map(\.tokens), "\(what): tokens")
         #expect(ours.map(\.text) == theirs.map(\.text), "\(what): text")
         for (a, b) in zip(ours, theirs) {
-            #expect(abs(a.start - b.start) < 1e-6 && abs(a.end - b.end) < 1e-6, "\(what): \(a.start)–\(a.end) vs \(b.start)–\(b.end)")
-            #expect(abs(a.averageLogProbability - b.avg_logprob) < 2e-4, "\(what): avg_logprob \(a.averageLogProbability) vs \(b.avg_logprob)")
+            #expect(
+                abs(a.start - b.start) < 1e-6 && abs(a.end - b.end) < 1e-6,
+                "\(what): \(a.start)–\(a.end) vs \(b.start)–\(b.end)")
+            #expect(
+                abs(a.averageLogProbability - b.avg_logprob) < 2e-4,
+                "\(what): avg_logprob \(a.averageLogProbability) vs \(b.avg_logprob)")
             #expect(abs(a.noSpeechProbability - b.no_speech_prob) < 2e-4, "\(what): no_speech_prob")
             #expect(a.temperature == b.temperature, "\(what): temperature")
             #expect(a.words.map(\.word) == b.words.map(\.[0].text), "\(what): words")
@@ -82,12 +88,14 @@ import Testing
                 #expect(
                     abs(w.start - r[1].number) < 1e-6 && abs(w.end - r[2].number) < 1e-6,
                     "\(what): '\(w.word)' at \(w.start)–\(w.end) vs \(r[1].number)–\(r[2].number)")
-                #expect(abs((w.confidence ?? -1) - r[3].number) < 2e-3, "\(what): '\(w.word)' probability \(w.confidence ?? -1) vs \(r[3].number)")
+                #expect(
+                    abs((w.confidence ?? -1) - r[3].number) < 2e-3,
+                    "\(what): '\(w.word)' probability \(w.confidence ?? -1) vs \(r[3].number)")
             }
         }
     }
 
-    @Test func theReferenceCoversTwentyOrMoreRealClips() throws {
+    @Test func theReferenceCoversTwentyOrMoreRealClips() async throws {
         let clips = try WhisperFixtures.reference.get().clips
         #expect(clips.count >= 20)
         #expect(clips.contains { $0.name.hasPrefix("resampled/") && $0.name.hasSuffix("-8000.wav") })
@@ -96,16 +104,19 @@ import Testing
     }
 
     @Test(arguments: clipNames)
-    func theFirstWindowDecodesToTheReferenceTokensGreedyAndWithBeam5(name: String) throws {
-        let (reference, samples) = try clip(name)
+    func theFirstWindowDecodesToTheReferenceTokensGreedyAndWithBeam5(name: String) async throws {
+        let (reference, samples) = try await clip(name)
         let transcriber = try WhisperTranscriber(model: try WhisperFixtures.model())
         for (beam, expected) in [(1, reference.first_window.greedy), (5, reference.first_window.beam5)] {
             let (ours, noSpeech) = try samples.withUnsafeBufferPointer {
                 try transcriber.decodeFirstWindow($0, options: WhisperOptions(beamSize: beam))
             }
             #expect(ours.tokens == expected.tokens, "\(name) beam \(beam): tokens")
-            #expect(abs(Double(ours.score) - expected.score) < 1e-4, "\(name) beam \(beam): score \(ours.score) vs \(expected.score)")
-            #expect(abs(Double(noSpeech) - expected.no_speech_prob) < 1e-4, "\(name) beam \(beam): no-speech probability")
+            #expect(
+                abs(Double(ours.score) - expected.score) < 1e-4,
+                "\(name) beam \(beam): score \(ours.score) vs \(expected.score)")
+            #expect(
+                abs(Double(noSpeech) - expected.no_speech_prob) < 1e-4, "\(name) beam \(beam): no-speech probability")
         }
     }
 
@@ -113,8 +124,8 @@ import Testing
     /// it did (CTranslate2 samples from an unseeded generator, so no two runs need agree), that we fell
     /// back too, from the same temperature-0 decode.
     @Test(arguments: clipNames)
-    func transcriptsMatchFasterWhisperGreedyAndWithBeam5(name: String) throws {
-        let (reference, samples) = try clip(name)
+    func transcriptsMatchFasterWhisperGreedyAndWithBeam5(name: String) async throws {
+        let (reference, samples) = try await clip(name)
         let transcriber = try WhisperTranscriber(model: try WhisperFixtures.model())
         for (beam, expected) in [(1, reference.greedy), (5, reference.beam5)] {
             let ours = try samples.withUnsafeBufferPointer {
@@ -128,15 +139,15 @@ import Testing
         }
     }
 
-    @Test func mostClipsNeedNoFallbackSoTheirWholeTranscriptsAreCompared() throws {
+    @Test func mostClipsNeedNoFallbackSoTheirWholeTranscriptsAreCompared() async throws {
         let clips = try WhisperFixtures.reference.get().clips
         let compared = clips.filter { !($0.greedy + $0.beam5).contains { $0.temperature > 0 } }
         #expect(compared.count >= 20, "\(compared.count) of \(clips.count)")
     }
 
     @Test(arguments: clipNames.prefix(2))
-    func theEncoderOutputMatchesCTranslate2(name: String) throws {
-        let (reference, samples) = try clip(name)
+    func theEncoderOutputMatchesCTranslate2(name: String) async throws {
+        let (reference, samples) = try await clip(name)
         let expected = try #require(reference.encoder)
         let model = try WhisperFixtures.model()
         let (frames, features) = samples.withUnsafeBufferPointer { LogMelSpectrogram(melBins: 80)($0) }

@@ -15,7 +15,7 @@ public struct RecipeUtterance: Sendable {
 public enum CorpusRecipe: String, Sendable, CaseIterable {
     /// Real recordings from pocketsphinx-testdata and alsa-utils, labelled by forced alignment.
     case real
-    /// espeak-ng and festival speech with exact labels from the clean signal.
+    /// eSpeak NG and Flite speech, synthesized in-process, with exact labels from the clean signal.
     case synthetic
     /// The real and synthetic utterances mixed with noise, music and clicks at set SNRs, plus files
     /// with no speech at all.
@@ -26,7 +26,8 @@ public enum CorpusRecipe: String, Sendable, CaseIterable {
 
 /// What a build may vary.
 public struct RecipeOptions: Sendable, Hashable {
-    /// Every random choice derives from it; the same seed gives byte-identical files and manifest.
+    /// Every random choice derives from it; the same seed gives byte-identical files and manifest (for
+    /// the synthetic and noisy corpora, from a fresh process: see ``SyntheticRecipe``).
     public var seed: UInt64
     /// Build only the first `limit` utterances of each source list (for quick checks and tests);
     /// the files built are exactly those of a full build with the same seed.
@@ -61,11 +62,11 @@ public enum CorpusBuilder {
     /// The utterances of `recipe`, in manifest order, without writing anything.
     public static func utterances(
         _ recipe: CorpusRecipe, options: RecipeOptions, progress: (String) -> Void = { _ in }
-    ) throws -> [RecipeUtterance] {
+    ) async throws -> [RecipeUtterance] {
         switch recipe {
         case .real: try RealRecipe.utterances(options: options, progress: progress)
-        case .synthetic: try SyntheticRecipe.utterances(options: options, progress: progress)
-        case .noisy: try NoisyRecipe.utterances(options: options, progress: progress)
+        case .synthetic: try await SyntheticRecipe.utterances(options: options, progress: progress)
+        case .noisy: try await NoisyRecipe.utterances(options: options, progress: progress)
         case .long: try LongRecipe.utterances(options: options, progress: progress)
         }
     }
@@ -75,12 +76,12 @@ public enum CorpusBuilder {
     @discardableResult
     public static func build(
         _ recipe: CorpusRecipe, options: RecipeOptions, into directory: String, progress: (String) -> Void = { _ in }
-    ) throws -> Corpus {
+    ) async throws -> Corpus {
         let scratch = try makeScratch(in: options.scratch)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         var options = options
         options.scratch = scratch
-        let made = try utterances(recipe, options: options, progress: progress)
+        let made = try await utterances(recipe, options: options, progress: progress)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for utterance in made {
             try RecipeAudio.write(utterance.samples, to: directory + "/" + utterance.entry.path)

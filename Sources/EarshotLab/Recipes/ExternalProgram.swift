@@ -1,7 +1,7 @@
 import EarshotCore
 import Foundation
 
-/// Runs the installed programs recipes synthesize and render with (espeak-ng, text2wave, fluidsynth).
+/// Runs the installed programs recipes render with (fluidsynth).
 enum ExternalProgram {
     /// Runs `arguments[0]` from PATH with its output discarded, and fails with `.invalidInput`
     /// naming the Debian package when the program is missing or fails.

@@ -18,9 +18,9 @@ enum NoisyRecipe {
     static let musicPieces = 4
     static let musicSeconds = 40.0
 
-    static func utterances(options: RecipeOptions, progress: (String) -> Void) throws -> [RecipeUtterance] {
+    static func utterances(options: RecipeOptions, progress: (String) -> Void) async throws -> [RecipeUtterance] {
         let real = try RealRecipe.utterances(options: options, progress: progress)
-        let synthetic = try SyntheticRecipe.utterances(options: options, progress: progress)
+        let synthetic = try await SyntheticRecipe.utterances(options: options, progress: progress)
         let pool = synthetic.map { ("synthetic", $0) } + real.map { ("real", $0) }
         var random = options.random(3)
         progress("noisy: rendering music")
@@ -39,9 +39,12 @@ enum NoisyRecipe {
                 let stem = (clean.entry.path as NSString).lastPathComponent.replacingOccurrences(of: ".wav", with: "")
                 let id = "\(stem)-\(noise)-\(snr)db" + (copy > 0 ? "-b" : "")
                 progress("noisy: \(id)")
+                // Noise draws as many numbers as the clean file has samples: from a generator of its own,
+                // so one clean file a frame longer changes its own mixes only.
+                var noiseRandom = options.random(2_000 + UInt64(next))
                 let samples = try noiseSamples(
                     noise, frames: clean.samples.count, excluding: index, pool: pool.map(\.1), music: music,
-                    using: &random)
+                    using: &noiseRandom)
                 let mix = try SNRMixer.mix(
                     speech: clean.samples, segments: clean.entry.speech, noise: samples, snrDB: Double(snr))
                 var tags = clean.entry.tags
@@ -59,6 +62,7 @@ enum NoisyRecipe {
         let silentCount = max(1, out.count / 9)
         for index in 0..<silentCount {
             let noise = ["white", "pink", "brown", "music", "clicks"][index % 5]
+            var random = options.random(3_000 + UInt64(index))
             let frames = RecipeAudio.frames(random.uniform(4.0...8.0))
             let level = Float(pow(10, random.uniform(-40 ... -24) / 20))
             let samples = try noiseSamples(

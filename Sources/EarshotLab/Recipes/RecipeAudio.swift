@@ -20,6 +20,17 @@ public enum RecipeAudio {
         return samples
     }
 
+    /// `buffers` (one stream, in order) resampled as ``load(_:raw:)`` resamples a file.
+    public static func resampled(_ buffers: [AudioBuffer]) throws -> [Float] {
+        guard let first = buffers.first else { return [] }
+        var resampler = try Resampler(inputFormat: first.format)
+        var samples: [Float] = []
+        try Pipeline.run(buffers, through: &resampler) { output in
+            for buffer in output.items { samples.append(contentsOf: buffer.samples) }
+        }
+        return samples
+    }
+
     /// Writes `samples` as a 16-bit WAV at 16 kHz, atomically, creating the folder if needed.
     public static func write(_ samples: [Float], to path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent

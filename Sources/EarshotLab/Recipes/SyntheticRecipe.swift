@@ -1,33 +1,39 @@
 import EarshotCore
+import EarshotSynthesis
 import Foundation
 
-/// The synthetic corpus: utterances of two to four phrases from ``Phrases``, spoken by espeak-ng
-/// (several voices, 140–200 words per minute) and festival (`text2wave`, the kal diphone voice),
-/// with pauses of 0.2–1.5 s between phrases, so an endpointer that ends too early is caught.
+/// The synthetic corpus: utterances of two to four phrases from ``Phrases``, spoken in-process by the
+/// synthesis stage (``Synthesis``): eSpeak NG (several voices and variants, 140–200 words per minute) and
+/// Flite's kal16 diphone voice, with pauses of 0.2–1.5 s between phrases, so an endpointer that ends
+/// too early is caught.
 ///
 /// Labels are exact: each phrase is synthesized alone, its leading and trailing synthesizer silence
 /// is trimmed, and its speech is found on the clean signal (10 ms frames within 45 dB of the loudest,
 /// pauses under 200 ms merged) before the phrases are joined. The file then gets 0.3–1.0 s before,
 /// 3.0–4.0 s after, a level of −26 to −18 dBFS RMS over speech, and a −66 dBFS white-noise floor.
+/// The same seed gives byte-identical files from a fresh process, as `earshot corpus build` runs it
+/// (a second build in one process differs by a few samples: see ``ESpeakEngine``).
 enum SyntheticRecipe {
     /// How many utterances a full build makes (about 10 minutes of audio).
     static let utteranceCount = 100
 
-    struct Voice {
-        var engine: String
-        var name: String
-    }
-
-    /// espeak-ng voices and variants, and festival's kal diphone voice.
-    static let voices: [Voice] = [
-        Voice(engine: "espeak-ng", name: "en-us"), Voice(engine: "espeak-ng", name: "en"),
-        Voice(engine: "espeak-ng", name: "en+f3"), Voice(engine: "espeak-ng", name: "en-us+m3"),
-        Voice(engine: "espeak-ng", name: "en-gb-x-rp+f2"), Voice(engine: "espeak-ng", name: "en-029"),
-        Voice(engine: "espeak-ng", name: "en-gb-scotland+m4"), Voice(engine: "espeak-ng", name: "en-us+f4"),
-        Voice(engine: "festival", name: "kal_diphone"),
+    /// eSpeak NG voices and variants, and Flite's kal16 (the CMU kal diphone voice, which the recipe
+    /// had from festival's `text2wave`, and its eSpeak voices from the `espeak-ng` program, until the
+    /// synthesis stage existed; the corpus changed with that on 2026-11-27).
+    static let voiceNames = [
+        "espeak-ng:en-us", "espeak-ng:en-gb", "espeak-ng:en-gb+f3", "espeak-ng:en-us+m3",
+        "espeak-ng:en-gb-x-rp+f2", "espeak-ng:en-029", "espeak-ng:en-gb-scotland+m4", "espeak-ng:en-us+f4",
+        "flite:kal16",
     ]
 
-    static func utterances(options: RecipeOptions, progress: (String) -> Void) throws -> [RecipeUtterance] {
+    /// The speaking rate Flite's voices are taken to have at rate 1, in words per minute.
+    static let fliteWordsPerMinute = 170.0
+
+    static func utterances(options: RecipeOptions, progress: (String) -> Void) async throws -> [RecipeUtterance] {
+        var voices: [Voice] = []
+        for name in voiceNames {
+            voices.append(try await Synthesis.voice(named: name, field: "synthetic recipe voice"))
+        }
         var random = options.random(2)
         var out: [RecipeUtterance] = []
         let count = min(utteranceCount, options.limit ?? .max)
@@ -44,9 +50,9 @@ enum SyntheticRecipe {
                 if position > 0 {
                     samples += [Float](repeating: 0, count: RecipeAudio.frames(random.uniform(0.2...1.5)))
                 }
-                let phrase = try synthesize(text, voice: voice, rate: rate, scratch: options.scratch, id: id)
+                let phrase = try await synthesize(text, voice: voice, wordsPerMinute: rate)
                 guard let active = SpeechSegments.activeRange(of: phrase, sampleRate: RecipeAudio.sampleRate) else {
-                    throw EarshotError(.invalidInput, "\(voice.engine) produced silence for \"\(text)\"")
+                    throw EarshotError(.invalidInput, "\(voice.qualifiedName) produced silence for \"\(text)\"")
                 }
                 let trimmed = Array(phrase[active])
                 let offset = RecipeAudio.seconds(samples.count)
@@ -59,12 +65,15 @@ enum SyntheticRecipe {
             speech = SpeechSegments.merged(speech)
             let level = pow(10, random.uniform(-26 ... -18) / 20)
             let gain = Float(level / SNRMixer.power(samples, over: speech).squareRoot())
-            let floor = NoiseFloor.samples(frames: samples.count, dBFS: NoiseFloor.syntheticDBFS, using: &random)
+            // The floor draws as many numbers as the file has samples: from a generator of its own, so a
+            // synthesizer that makes one phrase a frame longer changes that file only, not every later choice.
+            var floorRandom = options.random(1_000 + UInt64(index))
+            let floor = NoiseFloor.samples(frames: samples.count, dBFS: NoiseFloor.syntheticDBFS, using: &floorRandom)
             samples = zip(samples, floor).map { min(max($0 * gain + $1, -1), 1) }
             let tags = [
                 "source": voice.engine, "voice": voice.name, "rate_wpm": String(rate), "labels": "exact",
-                "licence": voice.engine == "festival"
-                    ? "festvox-kallpc16k (permissive)" : "GPL-3.0-or-later (espeak-ng)",
+                "licence": voice.engine == "flite"
+                    ? "cmu_us_kal16 (Flite, BSD-style)" : "GPL-3.0-or-later (espeak-ng)",
                 "noise_floor_dbfs": String(Int(NoiseFloor.syntheticDBFS)),
             ]
             out.append(
@@ -76,22 +85,14 @@ enum SyntheticRecipe {
     }
 
     /// One phrase, synthesized alone, as 16 kHz samples.
-    static func synthesize(_ text: String, voice: Voice, rate: Int, scratch: String, id: String) throws -> [Float] {
-        let path = scratch + "/\(id)-phrase.wav"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        if voice.engine == "festival" {
-            // text2wave has no rate flag; stretching durations by 170/rate gives the same effect.
-            let stretch = String(format: "%.3f", 170.0 / Double(rate))
-            try ExternalProgram.run(
-                [
-                    "text2wave", "-eval", "(voice_\(voice.name))", "-eval",
-                    "(Parameter.set 'Duration_Stretch \(stretch))", "-o", path,
-                ],
-                package: "festival festvox-kallpc16k", standardInput: text)
-        } else {
-            try ExternalProgram.run(
-                ["espeak-ng", "-v", voice.name, "-s", String(rate), "-w", path, text], package: "espeak-ng")
+    static func synthesize(_ text: String, voice: Voice, wordsPerMinute: Int) async throws -> [Float] {
+        let normal = voice.engine == "flite" ? fliteWordsPerMinute : ESpeakEngine.normalWordsPerMinute
+        var buffers: [AudioBuffer] = []
+        for try await buffer in Synthesis.stream(
+            try SpeechScript(text: text), voice: voice, rate: Double(wordsPerMinute) / normal)
+        {
+            buffers.append(buffer)
         }
-        return try RecipeAudio.load(path)
+        return try RecipeAudio.resampled(buffers)
     }
 }
