@@ -14,7 +14,7 @@ import Foundation
 /// The same seed gives byte-identical files from a fresh process, as `earshot corpus build` runs it
 /// (a second build in one process differs by a few samples: see ``ESpeakEngine``).
 enum SyntheticRecipe {
-    /// How many utterances a full build makes (about 10 minutes of audio).
+    /// How many utterances a full build makes (about 19 minutes of audio).
     static let utteranceCount = 100
 
     /// eSpeak NG voices and variants, and Flite's kal16 (the CMU kal diphone voice, which the recipe
