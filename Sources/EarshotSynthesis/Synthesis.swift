@@ -94,8 +94,9 @@ public enum Synthesis {
         let task = Task(executorPreference: executor) {
             do {
                 // Both engines draw from the C library's rand() (eSpeak NG: the noise of breathy
-                // variants): seeded as a fresh process has it, so no other caller of rand() and no
-                // earlier synthesis changes what this one sounds like.
+                // variants): seeded as a fresh process has it, so no other caller of rand() changes
+                // what this synthesis sounds like. (eSpeak NG's own state still carries from call to
+                // call: see ESpeakEngine.)
                 srand(randomSeed)
                 try engine.synthesize(script, voice: voice, rate: rate) { buffer in
                     if Task.isCancelled { return false }
