@@ -205,7 +205,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotCodecs", "EarshotVAD",
                 "EarshotTranscription", "EarshotServiceTranscription", "EarshotLab", "EarshotLoad", "EarshotServer",
-                "EarshotClient", "EarshotWhisper", "EarshotModels", "EarshotBLAS", "EarshotSynthesis",
+                "EarshotClient", "EarshotWhisper", "EarshotModels", "EarshotBLAS", "EarshotSynthesis", "EarshotCapture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),
@@ -278,7 +278,7 @@ let package = Package(
             dependencies: [
                 "EarshotCore", "EarshotVAD",
                 "EarshotClient", "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotIO",
-                "EarshotLab", "EarshotTesting",
+                "EarshotLab", "EarshotTesting", "EarshotCapture",
                 "EarshotTestTraits",
             ],
             swiftSettings: strictSwift6),

@@ -109,12 +109,19 @@ public final class CapturePipeline {
         return transportOutput.items
     }
 
+    /// The encoder's header rewritten with what only the end knows (a WAV file's sizes, FLAC's
+    /// STREAMINFO), once ``flushEncoder()`` has run, for a caller that kept every byte; nil when the
+    /// format has none (see `AudioEncoder.finalizedHeader()`).
+    public func finalizedHeader() -> [UInt8]? { flushed ? chain.transport.first.encoder.finalizedHeader() : nil }
+
     /// The application's calls, made now: they go to the chain, which passes them to its endpointer.
     public func stop() throws -> [CaptureEvent] { try apply(.stop(at: now)) }
 
     public func cancel() throws -> [CaptureEvent] { try apply(.cancel(at: now)) }
 
-    public func extendTimeout(by seconds: Double) throws -> [CaptureEvent] { try apply(.extendTimeout(by: seconds, at: now)) }
+    public func extendTimeout(by seconds: Double) throws -> [CaptureEvent] {
+        try apply(.extendTimeout(by: seconds, at: now))
+    }
 
     private func apply(_ control: EndpointerControl) throws -> [CaptureEvent] {
         output.removeAll()

@@ -6,31 +6,33 @@ import NIOCore
 
 /// The capture loop of a live interaction, as a task on ``BlockingExecutor`` (sources block: a
 /// microphone for each 20 ms block; a paced replay suspends until its audio is due): read, process,
-/// send each chunk as soon as it is encoded, and apply the application's stop, cancel and extend
+/// hand each chunk on as soon as it is encoded, and apply the application's stop, cancel and extend
 /// requests between blocks.
 ///
-/// Sending waits until the upload has taken the chunk (`AsyncChannel` hands over one element at a
-/// time), so a slow connection slows capture's hand-off instead of piling audio up in memory; the
-/// bytes sent are also kept (at most ``retainLimit``) so a request refused with 401 can be sent
-/// again with a fresh token. Cancelling the task ends the capture with `canceledByUser`.
+/// With an `upload` (the Speech API's streaming request), sending waits until the upload has taken
+/// the chunk (`AsyncChannel` hands over one element at a time), so a slow connection slows capture's
+/// hand-off instead of piling audio up in memory; the bytes sent are also kept (at most
+/// ``retainLimit``) so a request refused with 401 can be sent again with a fresh token. Without one
+/// (a ``BackendListener``, which sends the utterance whole), every byte is kept and returned, with the
+/// encoder's finished header in place. Cancelling the task ends the capture with `canceledByUser`.
 enum LiveCapture {
     static let retainLimit = 16 << 20
 
+    /// A streaming request's side of the capture: the body's channel, and how the request stands.
+    typealias Upload = (channel: AsyncChannel<ByteBuffer>, abort: Locked<UploadStatus>)
+
     static func run(
-        interaction: SpeechInteraction, configuration: SpeechRequestConfiguration,
-        open: @escaping @Sendable () throws -> any AudioSource, channel: AsyncChannel<ByteBuffer>,
-        abort: Locked<UploadStatus>
+        interaction: SpeechInteraction, capture configuration: CaptureConfiguration,
+        open: @escaping @Sendable () throws -> any AudioSource, upload: Upload?
     ) async -> Result<[UInt8], SpeechClientError> {
         await withTaskExecutorPreference(BlockingExecutor.current) {
-            await capture(
-                interaction: interaction, configuration: configuration, open: open, channel: channel, abort: abort)
+            await capture(interaction: interaction, configuration: configuration, open: open, upload: upload)
         }
     }
 
     private static func capture(
-        interaction: SpeechInteraction, configuration: SpeechRequestConfiguration,
-        open: @Sendable () throws -> any AudioSource, channel: AsyncChannel<ByteBuffer>,
-        abort: Locked<UploadStatus>
+        interaction: SpeechInteraction, configuration: CaptureConfiguration,
+        open: @Sendable () throws -> any AudioSource, upload: Upload?
     ) async -> Result<[UInt8], SpeechClientError> {
         interaction.emit(.willStartListening)
         var source: any AudioSource
@@ -44,7 +46,7 @@ enum LiveCapture {
         defer { source.stop() }
         let pipeline: CapturePipeline
         do {
-            pipeline = try CapturePipeline(sourceFormat: source.format, configuration: configuration.capture)
+            pipeline = try CapturePipeline(sourceFormat: source.format, configuration: configuration)
         } catch {
             return .failure(.invalidParameter("\(error)"))
         }
@@ -55,8 +57,12 @@ enum LiveCapture {
         func handle(_ step: CapturePipeline.Step) async {
             for event in step.events { interaction.emit(SpeechEvent(event)) }
             for chunk in step.chunks {
+                guard let upload else {
+                    sent += chunk.bytes
+                    continue
+                }
                 // Waits until the upload has taken the chunk.
-                await channel.send(ByteBuffer(bytes: chunk.bytes))
+                await upload.channel.send(ByteBuffer(bytes: chunk.bytes))
                 if sent.count < retainLimit { sent += chunk.bytes }
                 bytesSent += chunk.bytes.count
                 interaction.emit(.audioSent(bytes: bytesSent, at: chunk.end))
@@ -64,7 +70,7 @@ enum LiveCapture {
         }
         do {
             while pipeline.outcome == nil {
-                switch abort.withLock({ $0 }) {
+                switch upload?.abort.withLock({ $0 }) ?? .running {
                 case .running: break
                 case .failed(let error): return .failure(error)
                 case .answered: return .success(sent)
@@ -83,6 +89,9 @@ enum LiveCapture {
             case .canceled: return .failure(.canceledByUser)
             case .audioCaptured, nil:
                 await handle(CapturePipeline.Step(chunks: try pipeline.flushEncoder()))
+                if upload == nil, let header = pipeline.finalizedHeader(), header.count <= sent.count {
+                    sent.replaceSubrange(0..<header.count, with: header)
+                }
                 interaction.enter(.sendingAudioData)
                 return .success(sent)
             }

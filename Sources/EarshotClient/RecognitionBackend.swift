@@ -1,10 +1,11 @@
 public import EarshotCodecs
 public import EarshotCore
+import Foundation
 
 /// What a recognition service heard in one utterance's audio; times in seconds from the audio's start.
-public struct RecognitionReply: Sendable, Equatable {
+public struct RecognitionReply: Sendable, Equatable, Codable {
     /// A timed stretch of text, from a service that times segments but not words.
-    public struct Segment: Sendable, Equatable {
+    public struct Segment: Sendable, Equatable, Codable {
         public var start: Double
         public var end: Double
         public var text: String
@@ -13,6 +14,12 @@ public struct RecognitionReply: Sendable, Equatable {
             self.start = start
             self.end = end
             self.text = text
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case text
+            case start = "start_s"
+            case end = "end_s"
         }
     }
 
@@ -29,6 +36,16 @@ public struct RecognitionReply: Sendable, Equatable {
         self.confidence = confidence
         self.words = words
         self.segments = segments
+    }
+}
+
+extension RecognitionReply {
+    /// The reply as one line of JSON with sorted keys (`text`, `confidence` when given, `words` with
+    /// times in seconds, `segments`): what `earshot listen --json` prints for a backend's answer.
+    public func jsonText() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }
 

@@ -1,3 +1,4 @@
+public import EarshotCapture
 public import EarshotCodecs
 import EarshotCore
 import Foundation
@@ -154,7 +155,8 @@ public struct RecognitionServiceSettings: Sendable {
         }
         if let lexicon {
             configuration.partsBeforeAudio.append(
-                .init(name: "x-dictionary", contentType: "application/pls+xml", data: try Self.read(lexicon, "--lexicon"))
+                .init(
+                    name: "x-dictionary", contentType: "application/pls+xml", data: try Self.read(lexicon, "--lexicon"))
             )
         }
         if let grammar {
@@ -207,7 +209,8 @@ public struct RecognitionServiceSettings: Sendable {
             if let audioFormat {
                 guard let given = CodecFormat(rawValue: audioFormat), [.wav, .flac, .opus].contains(given) else {
                     throw Invalid(
-                        "--audio-format", "--audio-format \(audioFormat): an OpenAI-compatible service takes wav, flac or opus")
+                        "--audio-format",
+                        "--audio-format \(audioFormat): an OpenAI-compatible service takes wav, flac or opus")
                 }
                 format = given
             } else {
@@ -221,6 +224,42 @@ public struct RecognitionServiceSettings: Sendable {
             let (checked, given) = (configuration, credentials)
             return RecognitionBackendFactory(audioFormat: format) { () throws(SpeechClientError) in
                 try OpenAITranscriptionClient(configuration: checked, audioFormat: format, credentials: given)
+            }
+        }
+    }
+
+    /// How to make live recognizers for the service: a ``SpeechClient`` streaming to the Speech API
+    /// (in Speex wideband unless ``audioFormat`` says otherwise, as the SDK), or a ``BackendListener``
+    /// sending each endpointed utterance whole to an OpenAI-compatible service (in its
+    /// ``backendFactory(defaultFormat:)`` format). `capture` gives the detector and endpointing; its
+    /// audio format is the service's. Partial results need the Speech API's streaming request.
+    public func liveRecognizerFactory(capture: CaptureConfiguration, partialResults: Bool = false) throws
+        -> LiveRecognizerFactory
+    {
+        let (api, url) = try endpoint()
+        switch api {
+        case .att:
+            var settings = self
+            settings.service = url
+            var configuration = try settings.speechRequestConfiguration(defaultFormat: .speexWideband)
+            let format = configuration.audioFormat
+            configuration.capture = capture
+            configuration.audioFormat = format
+            configuration.reportsPartialResults = partialResults
+            let checked = configuration
+            return LiveRecognizerFactory(api: api, url: configuration.recognitionURL) { () throws(SpeechClientError) in
+                try SpeechClient(configuration: checked)
+            }
+        case .openai:
+            if partialResults {
+                throw Invalid(
+                    "--partial-results",
+                    "--partial-results needs the Speech API's streaming request; \(url) is OpenAI-compatible and answers once per utterance"
+                )
+            }
+            let backends = try backendFactory()
+            return LiveRecognizerFactory(api: api, url: url) { () throws(SpeechClientError) in
+                BackendListener(backend: try backends.makeBackend(), capture: capture)
             }
         }
     }

@@ -77,7 +77,7 @@ public final class SpeechClient: Sendable {
         -> SpeechInteraction
     {
         let interaction = try begin()
-        interaction.run { await $0.runLive(open: open) }
+        interaction.run { [self] in await $0.runLive(open: open, client: self) }
         return interaction
     }
 
@@ -86,7 +86,7 @@ public final class SpeechClient: Sendable {
     public func start(audioData: [UInt8], contentType: String? = nil) throws(SpeechClientError) -> SpeechInteraction {
         let type = contentType ?? configuration.contentType ?? configuration.audioFormat.contentType()
         let interaction = try begin()
-        interaction.run { await $0.runUpload(audioData, contentType: type) }
+        interaction.run { [self] in await $0.runUpload(audioData, contentType: type, client: self) }
         return interaction
     }
 
@@ -97,7 +97,7 @@ public final class SpeechClient: Sendable {
             return true
         }
         guard claimed else { throw .attemptAtReentrancy }
-        return SpeechInteraction(client: self) { [active] in active.withLock { $0 = false } }
+        return SpeechInteraction { [active] in active.withLock { $0 = false } }
     }
 
     /// A token for a request: the configured one, or one from the token provider.

@@ -35,8 +35,10 @@ public enum SpeechEvent: Sendable {
     case audioSent(bytes: Int, at: MediaTime)
     /// A partial hypothesis from the service (with ``SpeechRequestConfiguration/reportsPartialResults``).
     case partialResult(String, audioTime: Double)
-    /// The final answer.
+    /// The final answer of a Speech API interaction (``SpeechClient``), as the service sent it.
     case succeeded(SpeechResponse)
+    /// The final answer of an interaction through a ``RecognitionBackend`` (``BackendListener``).
+    case recognized(RecognitionReply)
     /// The interaction failed.
     case failed(SpeechClientError)
 }

@@ -5,14 +5,15 @@ public import EarshotLab
 import Foundation
 
 /// A load test of a recognition service as its users feel it: N streams, each replaying a corpus's
-/// utterances one after another at real-time pace through the speech client (capture, endpointing,
-/// encoding, chunked upload), and for each request the time from the labelled end of speech to the
-/// final result.
+/// utterances one after another at real-time pace through a live recognizer (capture, endpointing,
+/// encoding, and the Speech API's chunked upload or an OpenAI-compatible service's whole-file one),
+/// and for each request the time from the labelled end of speech to the final result.
 ///
 /// Meant for your own services on loopback or a private network: it sends as much audio as it is
 /// told to, to the one URL it is given.
 public struct LoadTest: Sendable {
-    public var configuration: SpeechRequestConfiguration
+    /// Makes each stream's recognizer.
+    public var recognizers: LiveRecognizerFactory
     public var utterances: [Utterance]
     /// Media seconds per second; 1 is real time.
     public var speed: Double
@@ -28,8 +29,8 @@ public struct LoadTest: Sendable {
         }
     }
 
-    public init(configuration: SpeechRequestConfiguration, utterances: [Utterance], speed: Double = 1) {
-        self.configuration = configuration
+    public init(recognizers: LiveRecognizerFactory, utterances: [Utterance], speed: Double = 1) {
+        self.recognizers = recognizers
         self.utterances = utterances
         self.speed = speed
     }
@@ -61,7 +62,7 @@ public struct LoadTest: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for stream in 0..<streams {
                 group.addTask {
-                    let client = try SpeechClient(configuration: configuration)
+                    let client = try recognizers.makeRecognizer()
                     // Streams start spread over one utterance, so their ends do not coincide.
                     try await Task.sleep(
                         for: .seconds((utterances.first?.speechEnd ?? 1) * Double(stream) / Double(streams) / speed))
@@ -82,7 +83,7 @@ public struct LoadTest: Sendable {
     }
 
     /// One interaction, timed against the moment the end of speech was captured.
-    func request(client: SpeechClient, utterance: Utterance) async -> Sample {
+    func request(client: any LiveRecognizer, utterance: Utterance) async -> Sample {
         let clock = CaptureClock()
         let speed = self.speed
         let speechEndFrame = utterance.speechEnd
@@ -105,7 +106,7 @@ public struct LoadTest: Sendable {
                 if let captured = clock.instant(ofMedia: audioTime) {
                     partialLags.append(Self.seconds(ContinuousClock.now - captured))
                 }
-            case .succeeded(let response) where response.statusCode < 400:
+            case .succeeded, .recognized:
                 guard let speechEnd = clock.speechEndInstant else {
                     return Sample(
                         latency: nil, failure: "the end of speech was never captured", partialLags: partialLags)

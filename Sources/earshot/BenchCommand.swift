@@ -1,4 +1,5 @@
 import ArgumentParser
+import EarshotCapture
 import EarshotClient
 import EarshotCore
 import EarshotLab
@@ -11,7 +12,8 @@ struct Bench: AsyncParsableCommand {
         abstract: "Load-test a recognition service (or the embedded recognizer) with live-paced streams.",
         discussion: """
             Replays the utterances of a labelled corpus at real-time pace as N concurrent streaming \
-            sessions (the speech client: endpointing, Speex, chunked upload) for --duration seconds per \
+            sessions (the speech client: endpointing, Speex, chunked upload; for an OpenAI-compatible \
+            service, each endpointed utterance posted as one file) for --duration seconds per \
             level, and reports for each N the requests completed and failed, the time from the labelled \
             end of speech to the final result (p50/p90/p99/max), the lag of partial results, and the \
             server's CPU when --server-pid names its process. With --embedded, the local recognizer \
@@ -71,15 +73,18 @@ struct Bench: AsyncParsableCommand {
             throw EarshotError(.invalidInput, "\(corpus): no utterance with labelled speech")
         }
         if !embedded { try recognizerOptions.refuse("without --embedded the service decodes with its own") }
-        var configuration = embedded ? nil : try serviceOptions.configuration()
-        configuration?.reportsPartialResults = partialResults
+        let recognizers =
+            embedded
+            ? nil
+            : try serviceOptions.liveRecognizerFactory(capture: CaptureConfiguration(), partialResults: partialResults)
         let runner: @Sendable (Int) async throws -> LoadReport.Level
-        if let configuration {
-            let test = LoadTest(configuration: configuration, utterances: utterances, speed: speed)
+        if let recognizers {
+            let test = LoadTest(recognizers: recognizers, utterances: utterances, speed: speed)
             runner = { try await test.run(streams: $0, duration: duration) }
         } else {
             let model = try recognizerOptions.resolve()
-            let test = EmbeddedLoad(utterances: utterances, speed: speed, makeRecognizer: { try model.makeRecognizer() })
+            let test = EmbeddedLoad(
+                utterances: utterances, speed: speed, makeRecognizer: { try model.makeRecognizer() })
             runner = { try await test.run(streams: $0, duration: duration) }
         }
         let pid = serverPid
@@ -99,7 +104,7 @@ struct Bench: AsyncParsableCommand {
             report.append(level)
         }
         let result = LoadReport(
-            levels: report, url: embedded ? "embedded" : configuration?.recognitionURL ?? "", corpus: corpus)
+            levels: report, url: recognizers?.url ?? "embedded", corpus: corpus)
         if json {
             FileHandle.standardOutput.write(try result.json())
             print()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EarshotCapture
 import EarshotClient
 import EarshotCore
 import EarshotIO
@@ -7,12 +8,16 @@ import Foundation
 
 struct Listen: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Capture speech, endpoint it and stream it to a recognition service while you talk.",
+        abstract: "Capture speech, endpoint it and have a recognition service transcribe it while you talk.",
         discussion: """
             The SDK's interaction on a terminal: listens on an ALSA capture device (or replays --file \
             like a microphone), shows the level, the state and partial results, ends on silence (the \
             endpointing options) or when you press Enter, and prints the transcript on standard output. \
             Ctrl-C cancels. Without a terminal, events are printed one per line on standard error.
+
+            The Speech API gets the audio while you talk (chunked upload, partial results on request); \
+            an OpenAI-compatible service (--api openai, or a …/v1/audio/transcriptions URL) gets the \
+            endpointed utterance as one file.
 
             Exit status: 0 recognized; 1 bad options; 2 no microphone, no speech or too short; \
             3 the service or the network failed; 130 canceled.
@@ -24,6 +29,7 @@ struct Listen: AsyncParsableCommand {
                   --partial-results
               earshot listen --grammar Examples/grammars/cards.grxml \\
                   --app-key KEY --secret SECRET
+              earshot listen --service http://127.0.0.1:8080/v1/audio/transcriptions --token KEY
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions
@@ -46,20 +52,23 @@ struct Listen: AsyncParsableCommand {
     @Option(help: "With --file --realtime: media seconds per second (e.g. 4 for a quick test).")
     var speed: Double = 1
 
-    @Flag(help: "Ask the service for partial results while uploading.")
+    @Flag(help: "Ask the service for partial results while uploading (the Speech API only).")
     var partialResults = false
 
-    @Flag(help: "Print the service's whole JSON answer instead of the transcript.")
+    @Flag(
+        help:
+            "Print the service's whole JSON answer instead of the transcript (from an OpenAI-compatible service: the reply's text, words and segments)."
+    )
     var json = false
 
     func run() async throws {
-        var configuration = try serviceOptions.configuration()
-        configuration.endpointing = try endpointing.configuration()
-        (configuration.detector, configuration.detectorModels) = try vadModel.resolve(detector)
-        configuration.reportsPartialResults = partialResults
-        let client: SpeechClient
+        var capture = CaptureConfiguration()
+        capture.endpointing = try endpointing.configuration()
+        (capture.detector, capture.detectorModels) = try vadModel.resolve(detector)
+        let factory = try serviceOptions.liveRecognizerFactory(capture: capture, partialResults: partialResults)
+        let client: any LiveRecognizer
         do {
-            client = try SpeechClient(configuration: configuration)
+            client = try factory.makeRecognizer()
         } catch {
             throw error.earshotError
         }
@@ -99,8 +108,11 @@ struct Listen: AsyncParsableCommand {
         var outcome: Result<String, SpeechClientError>?
         for await event in interaction.events {
             display.show(event)
-            if case .succeeded(let response) = event {
-                outcome = .success(json ? String(decoding: response.data, as: UTF8.self) : response.strings.first ?? "")
+            switch event {
+            case .succeeded(let response) where json: outcome = .success(String(decoding: response.data, as: UTF8.self))
+            case .recognized(let reply) where json:
+                outcome = .success(try reply.jsonText())
+            default: if let text = event.finalText { outcome = .success(text) }
             }
             if case .failed(let error) = event { outcome = .failure(error) }
         }

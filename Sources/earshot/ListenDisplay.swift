@@ -42,6 +42,8 @@ final class ListenDisplay: @unchecked Sendable {
             write(String(format: "%.2f s stopped listening (%@)\n", at.seconds, reason.rawValue))
         case .partialResult(let text, let audioTime): write(String(format: "partial (%.2f s): %@\n", audioTime, text))
         case .succeeded(let response): write("succeeded: HTTP \(response.statusCode)\n")
+        case .recognized(let reply):
+            write("recognized: \(reply.words.count) timed words, \(reply.segments.count) segments\n")
         case .failed(let error): write("failed: \(error)\n")
         case .audioLevel, .audioSent: break
         }

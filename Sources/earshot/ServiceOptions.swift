@@ -1,4 +1,5 @@
 public import ArgumentParser
+import EarshotCapture
 import EarshotClient
 import EarshotCodecs
 
@@ -26,7 +27,8 @@ struct ServiceOptions: ParsableArguments {
 
     @Option(
         help:
-            "The language spoken (ISO-639-1, e.g. en): the language field for an OpenAI-compatible service, or a multilingual Whisper's language; default: detected (or the server's choice).")
+            "The language spoken (ISO-639-1, e.g. en): the language field for an OpenAI-compatible service, or a multilingual Whisper's language; default: detected (or the server's choice)."
+    )
     var language: String?
 
     @Option(help: "App key for the OAuth token request (default: $EARSHOT_APP_KEY).")
@@ -98,6 +100,11 @@ struct ServiceOptions: ParsableArguments {
     /// How to make a backend for --service's protocol, checked once.
     func backendFactory() throws -> RecognitionBackendFactory {
         try Self.usage { try settings.backendFactory(defaultFormat: .flac) }
+    }
+
+    /// How to make live recognizers for --service's protocol (listen, bench), checked once.
+    func liveRecognizerFactory(capture: CaptureConfiguration, partialResults: Bool) throws -> LiveRecognizerFactory {
+        try Self.usage { try settings.liveRecognizerFactory(capture: capture, partialResults: partialResults) }
     }
 
     /// A setting given wrongly is a usage error (exit 1); a file that cannot be read stays an I/O error.

@@ -1,5 +1,5 @@
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -36,11 +36,45 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         #expect(result.status == 0, "\(result.standardError)")
         let transcript = String(decoding: result.standardOutput, as: UTF8.self)
         #expect(transcript.split(separator: " ").count >= 4, "\(transcript)")
-        for line in ["state Idle → Connecting", "listening", "stopped listening (endingSilence)", "partial (",
-            "state Processing → Idle", "succeeded: HTTP 200"]
+        for line in [
+            "state Idle → Connecting", "listening", "stopped listening (endingSilence)", "partial (",
+            "state Processing → Idle", "succeeded: HTTP 200",
+        ] {
+            #expect(result.standardError.contains(line), "missing \(line): \(result.standardError)")
+        }
+    }
+
+    @Test func listenSendsTheEndpointedUtteranceToAnOpenAICompatibleService() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let directory = try TemporaryDirectory("earshot-listen-openai")
+        let padded = directory.file("padded.wav")
+        #expect(try ExternalTool.run(["sox", clip, padded, "pad", "0", "2"]).status == 0)
+        let service = [
+            "--service", "http://127.0.0.1:\(server.port)/v1/audio/transcriptions", "--app-key", server.appKey,
+            "--secret", server.secret, "--server-response-timeout", "120",
+        ]
+        let result = try earshot(["listen", "--file", padded, "--realtime", "--speed", "4", "--json"] + service)
+        #expect(result.status == 0, "\(result.standardError)")
+        let reply = try #require(
+            try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any],
+            "\(String(decoding: result.standardOutput, as: UTF8.self))")
+        let text = try #require(reply["text"] as? String)
+        #expect(text.split(separator: " ").count >= 4, "\(text)")
+        let timed = (reply["words"] as? [[String: Any]] ?? []) + (reply["segments"] as? [[String: Any]] ?? [])
+        #expect(!timed.isEmpty && timed.allSatisfy { $0["start_s"] is Double && $0["end_s"] is Double }, "\(reply)")
+        for line in ["listening", "stopped listening (endingSilence)", "state SendingAudioData → Idle", "recognized: "]
         {
             #expect(result.standardError.contains(line), "missing \(line): \(result.standardError)")
         }
+        // Without --json, the transcript alone, as from the Speech API.
+        let plain = try earshot(["listen", "--file", padded] + service)
+        #expect(plain.status == 0, "\(plain.standardError)")
+        #expect(String(decoding: plain.standardOutput, as: UTF8.self) == text + "\n")
+        // A file upload has no partial results: refused before anything is captured.
+        let partial = try earshot(["listen", "--file", padded, "--partial-results"] + service)
+        #expect(partial.status == 1)
+        #expect(partial.standardError.contains("--partial-results"), "\(partial.standardError)")
     }
 
     @Test func listenFailuresHaveTheirExitStatus() throws {
@@ -49,11 +83,14 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         let noDevice = try earshot(["listen", "--device", "earshot_no_such_device"] + Self.service(server))
         #expect(noDevice.status == 2)
         #expect(noDevice.standardError.contains("NoMicrophone"))
-        let noCredentials = try earshot(["listen", "--file", clip], environment: ["EARSHOT_APP_KEY": "", "EARSHOT_SECRET": ""])
+        let noCredentials = try earshot(
+            ["listen", "--file", clip], environment: ["EARSHOT_APP_KEY": "", "EARSHOT_SECRET": ""])
         #expect(noCredentials.status == 1)
         let unreachable = try earshot(
-            ["listen", "--file", clip, "--service", "http://127.0.0.1:9/speech/v3/speechToText", "--token", "x",
-             "--connection-timeout", "2"])
+            [
+                "listen", "--file", clip, "--service", "http://127.0.0.1:9/speech/v3/speechToText", "--token", "x",
+                "--connection-timeout", "2",
+            ])
         #expect(unreachable.status == 3)
         #expect(unreachable.standardError.contains("ConnectionFailure"))
     }
@@ -76,6 +113,23 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
             let endpoint = try #require(level["endpoint_p50_s"] as? Double)
             #expect(endpoint > 0 && endpoint < p50)
         }
+    }
+
+    @Test func benchLoadsAnOpenAICompatibleServiceToo() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let result = try earshot(
+            [
+                "bench", "--corpus", sampleCorpus, "--duration", "3", "--speed", "4", "--json", "--service",
+                "http://127.0.0.1:\(server.port)/v1", "--app-key", server.appKey, "--secret", server.secret,
+                "--server-response-timeout", "120",
+            ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        #expect(document["url"] as? String == "http://127.0.0.1:\(server.port)/v1/audio/transcriptions")
+        let level = try #require((document["levels"] as? [[String: Any]])?.first)
+        #expect((level["completed"] as? Int ?? 0) >= 1)
+        #expect(level["failed"] as? Int == 0, "\(level)")
     }
 
     @Test func benchEmbeddedAndBadOptions() throws {

@@ -1,7 +1,9 @@
+import EarshotCapture
 import EarshotClient
 import EarshotCodecs
 import EarshotCore
 import EarshotTestTraits
+import EarshotVAD
 import Foundation
 import Testing
 
@@ -95,5 +97,28 @@ import Testing
         let openai = try openAI.backendFactory()
         #expect(openai.audioFormat == .opus)
         #expect(try openai.makeBackend() is OpenAITranscriptionClient)
+    }
+
+    @Test func eachProtocolGetsItsLiveRecognizer() throws {
+        var capture = CaptureConfiguration(audioFormat: .amr)
+        capture.endpointing = try EndpointerConfiguration(endingSilence: 0.5)
+        var speechAPI = settings("http://127.0.0.1:9")
+        speechAPI.api = .att
+        speechAPI.token = "t"
+        let att = try speechAPI.liveRecognizerFactory(capture: capture, partialResults: true)
+        #expect(att.api == .att && att.url == "http://127.0.0.1:9/speech/v3/speechToText")
+        let client = try #require(try att.makeRecognizer() as? SpeechClient)
+        // The endpointing is the caller's; the wire format the service's (the SDK's Speex by default).
+        #expect(client.configuration.endpointing.endingSilence == 0.5)
+        #expect(client.configuration.audioFormat == .speexWideband && client.configuration.reportsPartialResults)
+        let openAI = try settings("http://127.0.0.1:9/v1").liveRecognizerFactory(capture: capture)
+        #expect(openAI.api == .openai && openAI.url == "http://127.0.0.1:9/v1/audio/transcriptions")
+        let listener = try #require(try openAI.makeRecognizer() as? BackendListener)
+        #expect(listener.capture.audioFormat == .wav && listener.capture.endpointing.endingSilence == 0.5)
+        #expect {
+            try settings("http://127.0.0.1:9/v1").liveRecognizerFactory(capture: capture, partialResults: true)
+        } throws: { error in
+            (error as? RecognitionServiceSettings.Invalid)?.option == "--partial-results"
+        }
     }
 }

@@ -133,6 +133,7 @@ import Testing
         case .audioSent: "audioSent"
         case .partialResult: "partialResult"
         case .succeeded: "succeeded"
+        case .recognized: "recognized"
         case .failed: "failed"
         }
     }
