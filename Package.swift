@@ -90,7 +90,12 @@ let package = Package(
             swiftSettings: strictSwift6),
         .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP", "CSoxr"], swiftSettings: strictSwift6),
         .target(
-            name: "EarshotRecognizer", dependencies: ["EarshotCore", "CPocketSphinx"], swiftSettings: strictSwift6),
+            name: "EarshotRecognizer",
+            dependencies: [
+                "EarshotCore", "CPocketSphinx",
+                // SHA-256 of a custom language model's source, in its manifest.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ], swiftSettings: strictSwift6),
         // Whisper: our reader of CTranslate2's model files and our inference, a Recognizer.
         .target(
             name: "EarshotWhisper", dependencies: ["EarshotCore", "EarshotRecognizer", "COpenBLAS", "CZlib", "CWhisperKernels"],

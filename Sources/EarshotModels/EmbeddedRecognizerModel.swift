@@ -12,8 +12,38 @@ public struct EmbeddedRecognizerModel: Sendable {
     }
 
     public let engine: Engine
+    /// The name of the custom language model this model uses, if any (see
+    /// ``withCustomLanguageModel(_:named:weight:)``).
+    public let customLanguageModelName: String?
 
-    public init(_ engine: Engine) { self.engine = engine }
+    public init(_ engine: Engine) {
+        self.engine = engine
+        customLanguageModelName = nil
+    }
+
+    private init(_ engine: Engine, customLanguageModelName: String) {
+        self.engine = engine
+        self.customLanguageModelName = customLanguageModelName
+    }
+
+    /// This model with a custom language model (`earshot lm build`), named `name` (its id gains
+    /// `+name`): PocketSphinx interpolates the model's trigrams with its own at `weight` (nil: the
+    /// default) and adds its pronunciations; Whisper is prompted with its words and phrases, unless a
+    /// prompt was set.
+    public func withCustomLanguageModel(_ model: CustomLanguageModel, named name: String, weight: Double? = nil) throws
+        -> EmbeddedRecognizerModel
+    {
+        switch engine {
+        case .whisper(let whisper, var options):
+            if options.initialPrompt == nil { options.initialPrompt = try model.biasingPrompt() }
+            return EmbeddedRecognizerModel(.whisper(whisper, options), customLanguageModelName: name)
+        case .pocketSphinx(var configuration):
+            configuration.customLanguageModel = model.directory
+            if let weight { configuration.customLanguageModelWeight = weight }
+            try configuration.validate()
+            return EmbeddedRecognizerModel(.pocketSphinx(configuration), customLanguageModelName: name)
+        }
+    }
 
     public var kind: RecognizerKind {
         switch engine {
@@ -23,13 +53,15 @@ public struct EmbeddedRecognizerModel: Sendable {
     }
 
     /// The id clients name it by (OpenAI's `model`): `whisper-tiny.en`, `pocketsphinx-en-us` (after the
-    /// acoustic model's folder).
+    /// acoustic model's folder), with `+name` for a custom language model (`whisper-tiny.en+chess`).
     public var id: String {
-        switch engine {
-        case .whisper(let model, _): "whisper-" + model.name
-        case .pocketSphinx(let configuration):
-            "pocketsphinx-" + (configuration.acousticModel as NSString).lastPathComponent
-        }
+        let base =
+            switch engine {
+            case .whisper(let model, _): "whisper-" + model.name
+            case .pocketSphinx(let configuration):
+                "pocketsphinx-" + (configuration.acousticModel as NSString).lastPathComponent
+            }
+        return base + (customLanguageModelName.map { "+" + $0 } ?? "")
     }
 
     /// Whether its recognizers take SRGS grammars and PLS lexicons (Speech to Text Custom).

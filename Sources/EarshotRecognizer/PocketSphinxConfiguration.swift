@@ -56,6 +56,12 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
     /// is what a live user waits for after the endpoint (`Benchmarks/recognizer/flat_pass.py`). Grammar
     /// searches never use it.
     public var flatPass: Bool
+    /// A custom language model directory (`earshot lm build`, ``CustomLanguageModel``): its
+    /// pronunciations join the dictionary and its trigram model is interpolated with ``languageModel``.
+    public var customLanguageModel: String?
+    /// The custom model's interpolation weight, in (0, 1); the general model gets the rest.
+    public var customLanguageModelWeight: Double = Self.defaultCustomLanguageModelWeight
+    public static let defaultCustomLanguageModelWeight = 0.2
 
     /// A configuration with explicit model paths and the search settings of `preset`; the defaults are
     /// Debian's en-us model and ``Preset/default``.
@@ -114,6 +120,14 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
         try Self.requireFile(languageModel, what: "language model")
         try Self.requireFile(dictionary, what: "dictionary")
         try validateSearch()
+        if let customLanguageModel {
+            _ = try CustomLanguageModel(directory: customLanguageModel)
+            guard customLanguageModelWeight > 0, customLanguageModelWeight < 1 else {
+                throw EarshotError(
+                    .invalidParameter,
+                    "customLanguageModelWeight is \(customLanguageModelWeight); expected a weight between 0 and 1")
+            }
+        }
     }
 
     /// Checks the search settings alone (no model files): each named by its property, with its range.

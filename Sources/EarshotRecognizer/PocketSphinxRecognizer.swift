@@ -74,6 +74,11 @@ public final class PocketSphinxRecognizer: Recognizer {
         scratch = .allocate(capacity: samplesPerFrame * Self.framesPerCall)
         initialMean = CepstralMeanSnapshot(decoder: decoder)
         languageModelSearch = ps_get_search(decoder).map { String(cString: $0) } ?? "_default"
+        if let directory = configuration.customLanguageModel {
+            try PocketSphinxCustomLanguageModel.install(
+                try CustomLanguageModel(directory: directory), weight: configuration.customLanguageModelWeight,
+                decoder: decoder, search: languageModelSearch)
+        }
     }
 
     deinit {

@@ -80,12 +80,13 @@ public struct SpeechService: Sendable {
             drainDeadline: drainDeadline)
         let oauth = OAuthRoute(authority: authority)
         let speech = SpeechToTextRoute(
-            service: .speechToText, authority: authority, upload: upload, pool: pools.primary,
+            service: .speechToText, authority: authority, upload: upload, pool: pools.primary, pools: pools,
             configuration: configuration)
         let custom = SpeechToTextRoute(
-            service: .speechToTextCustom, authority: authority, upload: upload, pool: pools.grammar,
+            service: .speechToTextCustom, authority: authority, upload: upload, pool: pools.grammar, pools: pools,
             configuration: configuration)
-        let openAI = TranscriptionRoute(authority: authority, upload: upload, pools: pools, configuration: configuration)
+        let openAI = TranscriptionRoute(
+            authority: authority, upload: upload, pools: pools, configuration: configuration)
         let operations = OperationsRoute(readiness: readiness, metrics: metrics, pools: pools)
         router.get("/health") { request, _ in await operations.health(request) }
         router.get("/metrics") { request, _ in await operations.scrape(request) }

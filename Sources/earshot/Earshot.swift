@@ -23,7 +23,8 @@ struct Earshot: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Transcribe.self, Listen.self, Info.self, Level.self, VAD.self, Endpoint.self, Eval.self, Sweep.self,
-            DecoderSweep.self, CorpusCommand.self, Encode.self, Decode.self, Speak.self, Serve.self, Bench.self,
+            DecoderSweep.self, CorpusCommand.self, LanguageModelCommand.self, Encode.self, Decode.self, Speak.self,
+            Serve.self, Bench.self,
         ]
     )
 

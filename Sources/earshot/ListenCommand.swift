@@ -29,7 +29,8 @@ struct Listen: AsyncParsableCommand {
                   --partial-results
               earshot listen --grammar Examples/grammars/cards.grxml \\
                   --app-key KEY --secret SECRET
-              earshot listen --service http://127.0.0.1:8080/v1/audio/transcriptions --token KEY
+              earshot listen --service http://127.0.0.1:8080/v1/audio/transcriptions \\
+                  --token KEY
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions

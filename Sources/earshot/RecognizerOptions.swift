@@ -44,6 +44,21 @@ struct RecognizerOptions: ParsableArguments {
 
     @OptionGroup var decoderOptions: DecoderOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "A custom language model (earshot lm build): PocketSphinx interpolates its trigram model with the "
+                + "general one and adds its pronunciations; Whisper is prompted with its words and phrases "
+                + "(unless --prompt is given). serve takes NAME=DIR, repeatable: requests choose it by name.",
+            valueName: "dir"))
+    var languageModel: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "PocketSphinx: the custom language model's interpolation weight, between 0 and 1. Default: "
+                + "\(PocketSphinxConfiguration.defaultCustomLanguageModelWeight).",
+            valueName: "w"))
+    var languageModelWeight: Double?
+
     /// The engine asked for, explicitly or through its own settings.
     var requested: RecognizerKind? {
         recognizer ?? (decoderOptions.decoder != nil || modelDir != nil ? .pocketsphinx : nil)
@@ -56,13 +71,20 @@ struct RecognizerOptions: ParsableArguments {
         let pocketSphinxOnly = [("--decoder", decoderOptions.decoder != nil), ("--model-dir", modelDir != nil)]
             .filter(\.1).map(\.0)
         if let option = whisperOnly.first, requested == .pocketsphinx {
-            let why = recognizer == .pocketsphinx ? "--recognizer pocketsphinx" : pocketSphinxOnly.joined(separator: ", ")
+            let why =
+                recognizer == .pocketsphinx ? "--recognizer pocketsphinx" : pocketSphinxOnly.joined(separator: ", ")
             throw ValidationError("\(option) is a Whisper setting, but \(why) chooses PocketSphinx")
         }
         if let option = pocketSphinxOnly.first, recognizer == .whisper {
             throw ValidationError(
                 "\(option) is a PocketSphinx setting; Whisper's search is --beam-size (drop \(option), or use "
                     + "--recognizer pocketsphinx)")
+        }
+        if languageModelWeight != nil, languageModel.isEmpty {
+            throw ValidationError("--language-model-weight needs --language-model")
+        }
+        if let languageModelWeight, !(languageModelWeight > 0 && languageModelWeight < 1) {
+            throw ValidationError("--language-model-weight \(languageModelWeight): expected a weight between 0 and 1")
         }
         try whisperOptions(language: nil).validate()
     }
@@ -73,6 +95,7 @@ struct RecognizerOptions: ParsableArguments {
             ("--recognizer", recognizer != nil), ("--whisper-model", whisperModel != nil),
             ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
             ("--model-dir", modelDir != nil), ("--decoder", decoderOptions.decoder != nil),
+            ("--language-model", !languageModel.isEmpty), ("--language-model-weight", languageModelWeight != nil),
         ].first(where: \.1)
         if let (option, _) = given { throw ValidationError("\(option) sets the embedded recognizer; \(why)") }
     }
@@ -89,7 +112,8 @@ struct RecognizerOptions: ParsableArguments {
     /// PocketSphinx's configuration from the flags.
     var pocketSphinx: PocketSphinxConfiguration {
         let preset = decoderOptions.preset
-        return modelDir.map { PocketSphinxConfiguration(modelDirectory: $0, preset: preset) } ?? .default(preset: preset)
+        return modelDir.map { PocketSphinxConfiguration(modelDirectory: $0, preset: preset) }
+            ?? .default(preset: preset)
     }
 
     /// Loads the model these options choose (Whisper decoding `language` when it is multilingual),
@@ -102,15 +126,50 @@ struct RecognizerOptions: ParsableArguments {
             Messages.write(line, level: "note")
         }
         if case .pocketSphinx(let configuration) = model.engine { try configuration.validate() }
-        return model
+        guard let directory = languageModel.first else { return model }
+        guard languageModel.count == 1 else {
+            throw ValidationError("--language-model: give one custom language model (serve takes several, as NAME=DIR)")
+        }
+        return try model.withCustomLanguageModel(
+            CustomLanguageModel(directory: directory), named: (directory as NSString).lastPathComponent,
+            weight: languageModelWeight)
+    }
+
+    /// serve's custom language models: NAME=DIR for each --language-model.
+    func namedLanguageModels() throws -> [(name: String, model: CustomLanguageModel)] {
+        var seen: Set<String> = []
+        return try languageModel.map { pair in
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex,
+                pair.index(after: equals) != pair.endIndex
+            else {
+                throw ValidationError("--language-model \(pair): expected NAME=DIR (the name requests choose it by)")
+            }
+            let name = String(pair[..<equals])
+            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }),
+                seen.insert(name).inserted
+            else {
+                throw ValidationError("--language-model \(pair): NAME must be unique, of letters, digits, - _ .")
+            }
+            return (name, try CustomLanguageModel(directory: String(pair[pair.index(after: equals)...])))
+        }
     }
 
     /// The models a service serves: the one these options choose, first, and PocketSphinx beside a
     /// Whisper default, for grammars (Speech to Text Custom) and clients that name it.
+    /// With custom language models, each of those models again with each one, `ID+NAME`, after them.
     func serviceModels() throws -> [EmbeddedRecognizerModel] {
-        let primary = try resolve()
-        guard primary.kind == .whisper else { return [primary] }
-        try pocketSphinx.validate()
-        return [primary, EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))]
+        let custom = try namedLanguageModels()
+        var options = self
+        options.languageModel = []
+        let primary = try options.resolve()
+        var bases = [primary]
+        if primary.kind == .whisper {
+            try pocketSphinx.validate()
+            bases.append(EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx)))
+        }
+        return try bases
+            + custom.flatMap { name, model in
+                try bases.map { try $0.withCustomLanguageModel(model, named: name, weight: languageModelWeight) }
+            }
     }
 }

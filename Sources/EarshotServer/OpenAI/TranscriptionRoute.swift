@@ -23,7 +23,10 @@ struct TranscriptionRoute: Sendable {
     let configuration: ServiceConfiguration
 
     /// The model ids a request may name: the service's models, and OpenAI's `whisper-1` for the default.
-    var acceptedModelIDs: [String] { pools.modelIDs + [RecognizerPools.openAIModelName] }
+    var acceptedModelIDs: [String] {
+        pools.modelIDs + [RecognizerPools.openAIModelName]
+            + pools.languageModelNames.map { RecognizerPools.openAIModelName + "+" + $0 }
+    }
 
     func transcribe(_ request: Request, context: ServiceRequestContext) async -> Response {
         var logger = context.logger

@@ -17,10 +17,24 @@ struct SpeechToTextRoute: Sendable {
     /// The recognizers this service's requests borrow: the default model's for speechToText, the
     /// grammar model's for speechToTextCustom (nil if no model takes grammars).
     let pool: RecognizerPools.Entry?
+    /// Every model served, for a request that names a custom language model.
+    let pools: RecognizerPools
     let configuration: ServiceConfiguration
 
     typealias AudioFactory = UploadRecognition.AudioFactory
     typealias Outcome = UploadRecognition.Outcome
+
+    /// The models' entry a request uses: the route's, or with `X-Arg: LanguageModel=NAME` the same model
+    /// with that custom language model; an unknown name is refused naming it and the names served.
+    private func entry(_ base: RecognizerPools.Entry, languageModel name: String?) throws -> RecognizerPools.Entry {
+        guard let name else { return base }
+        if let entry = pools.entry(base, languageModel: name) { return entry }
+        let served = pools.languageModelNames
+        throw ServiceError.badRequest(
+            "X-Arg LanguageModel=\(name): this service has no such custom language model; "
+                + (served.isEmpty ? "it serves none" : "expected one of \(served.joined(separator: ", "))"),
+            variables: "X-Arg")
+    }
 
     func respond(_ request: Request, context: ServiceRequestContext) async -> Response {
         let responseID = ServiceIdentifiers.responseID()
@@ -77,19 +91,21 @@ struct SpeechToTextRoute: Sendable {
 
         // Refused at once when every recognizer is out; the one this request uses is borrowed only once
         // its audio is arriving (see `stream`), so this is a courtesy, not the guard.
-        guard let pool = pool?.pool else {
+        guard let base = self.pool else {
             throw ServiceError(
                 status: .badRequest, kind: .serviceException, messageID: "SVC0001",
                 text: "no recognizer of this service takes grammars (speechToTextCustom needs PocketSphinx)",
                 variables: "X-SpeechContext")
         }
+        let pool = try entry(base, languageModel: arguments["LanguageModel"]).pool
         guard pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(
                 request.body, app: app, pool: pool, makeAudio: makeAudio, context: context, responseID: responseID,
                 wordTimes: arguments.flag("WordTimes"), logger: logger)
         }
-        let outcome = try await upload.stream(request.body, context: context, app: app, pool: pool, makeAudio: makeAudio)
+        let outcome = try await upload.stream(
+            request.body, context: context, app: app, pool: pool, makeAudio: makeAudio)
         let document = try finalDocument(
             outcome, responseID: responseID, wordTimes: arguments.flag("WordTimes"), logger: logger)
         let rendering = RecognitionDocument.Rendering(accept: request.headers[values: .accept])

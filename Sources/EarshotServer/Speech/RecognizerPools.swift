@@ -43,9 +43,27 @@ public struct RecognizerPools: Sendable {
     /// The first model whose recognizers take grammars and lexicons, if any.
     public var grammar: Entry? { entries.first { $0.model.supportsGrammars } }
 
-    /// The model a client names: an id, or OpenAI's model name for the default.
+    /// The model a client names: an id, or OpenAI's model name for the default (`whisper-1+NAME` for
+    /// the default with the custom language model NAME).
     public func entry(named id: String) -> Entry? {
-        id == Self.openAIModelName ? primary : entries.first { $0.model.id == id }
+        if id == Self.openAIModelName { return primary }
+        if id.hasPrefix(Self.openAIModelName + "+") {
+            let wanted = primary.model.id + id.dropFirst(Self.openAIModelName.count)
+            return entries.first { $0.model.id == wanted }
+        }
+        return entries.first { $0.model.id == id }
+    }
+
+    /// `base` with the custom language model `name` (the Speech API's `X-Arg: LanguageModel=NAME`).
+    public func entry(_ base: Entry, languageModel name: String) -> Entry? {
+        entries.first { $0.model.id == base.model.id + "+" + name }
+    }
+
+    /// The names of the custom language models served (`serve --language-model NAME=DIR`).
+    public var languageModelNames: [String] {
+        var seen: [String] = []
+        for name in entries.compactMap(\.model.customLanguageModelName) where !seen.contains(name) { seen.append(name) }
+        return seen
     }
 
     /// The ids clients may name, the default's first.

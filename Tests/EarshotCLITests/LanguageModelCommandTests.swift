@@ -1,0 +1,149 @@
+import EarshotLab
+import EarshotTestTraits
+import EarshotTesting
+import Foundation
+import Testing
+
+private func earshot(_ arguments: [String]) throws -> ExternalTool.Result {
+    try ExternalTool.run([ExternalTool.earshotPath] + arguments)
+}
+
+private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+private let chessData = repository + "/Examples/language-models/chess.json"
+
+/// `earshot lm build` on the seed's chess example, and what the model buys a user of `transcribe`.
+@Suite(.serialized, .computing) struct LanguageModelCommandTests {
+    /// Moves of the seed's template and its phrases, with the custom-pronunciation words.
+    static let moves = [
+        "pawn to king bishop four", "knight to queen rook three", "play the winawer variation", "play the tartakower",
+        "bishop to king knight five", "play the albin counter gambit", "rook to queen king eight",
+    ]
+
+    @Test func theChessModelHalvesPocketSphinxsErrorsOnChessMoves() throws {
+        let directory = try TemporaryDirectory("earshot-lm")
+        let model = directory.file("chess-lm")
+        let build = try earshot(["lm", "build", chessData, "--output", model])
+        #expect(build.status == 0, "\(build.standardError)")
+        #expect(build.standardError.contains("579 phrases"))
+        var references: [String: String] = [:]
+        for (index, move) in Self.moves.enumerated() {
+            // Two voices of Debian's synthesizers, neither of which took part in writing the data.
+            for voice in ["slt", "kal16"] {
+                let audio = directory.file("move-\(index)-\(voice).wav")
+                let spoken = try earshot(["speak", "--voice", voice, move, "-o", audio])
+                #expect(spoken.status == 0, "\(spoken.standardError)")
+                references[audio] = move
+            }
+        }
+        func errors(_ options: [String], into folder: String) throws -> WordErrorRate {
+            let output = directory.file(folder)
+            let run = try earshot(
+                ["transcribe", "--recognizer", "pocketsphinx", "--output-dir", output] + options
+                    + references.keys.sorted())
+            #expect(run.status == 0, "\(run.standardError)")
+            return try references.map { audio, move in
+                let name = ((audio as NSString).lastPathComponent as NSString).deletingPathExtension
+                let text = try String(contentsOfFile: output + "/" + name + ".txt", encoding: .utf8)
+                return WordErrorRate(reference: move, hypothesis: text)
+            }.reduce(.zero, +)
+        }
+        let base = try errors([], into: "base")
+        let custom = try errors(["--language-model", model], into: "custom")
+        #expect(custom.errors * 2 <= base.errors, "WER \(base) without, \(custom) with the chess model")
+    }
+
+    /// `earshot serve --language-model chess=DIR`: chosen per request on the Speech API (X-Arg) and
+    /// the OpenAI route (`model=…+chess`), with the same gain; unknown names are refused naming them.
+    @Test func theServiceUsesTheModelOnBothAPIs() throws {
+        let directory = try TemporaryDirectory("earshot-lm-serve")
+        let model = directory.file("chess-lm")
+        #expect(try earshot(["lm", "build", chessData, "--output", model]).status == 0)
+        let server = try ServeCommandTests.Server(
+            arguments: ["--recognizer", "pocketsphinx", "--language-model", "chess=" + model])
+        defer { _ = server.stop() }
+        let token = try ServeHardeningTests.token(server)
+        let base = "http://127.0.0.1:\(server.port)"
+        func curl(_ arguments: [String]) throws -> (status: Int, body: String) {
+            let result = try ExternalTool.run(
+                ["curl", "--silent", "--write-out", "\n%{http_code}", "--header", "Authorization: Bearer \(token)"]
+                    + arguments)
+            let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+            return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+        }
+        func speechAPI(_ audio: String, languageModel: String?) throws -> (status: Int, body: String) {
+            try curl(
+                [
+                    "--header", "Content-Type: audio/wav", "--header", "X-SpeechContext: Generic", "--data-binary",
+                    "@" + audio,
+                ]
+                    + (languageModel.map { ["--header", "X-Arg: LanguageModel=\($0)"] } ?? [])
+                    + [base + "/speech/v3/speechToText"])
+        }
+        func hypothesis(_ body: String) -> String {
+            let document = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+            let recognition = document?["Recognition"] as? [String: Any]
+            return ((recognition?["NBest"] as? [[String: Any]])?.first?["Hypothesis"] as? String) ?? ""
+        }
+        func openAI(_ audio: String, model: String) throws -> (status: Int, body: String) {
+            try curl(
+                [
+                    "--form", "model=\(model)", "--form", "file=@" + audio, "--form", "response_format=text",
+                    base + "/v1/audio/transcriptions",
+                ])
+        }
+        var errors: [String: Int] = [:]
+        for (index, move) in Self.moves.prefix(5).enumerated() {
+            let audio = directory.file("move-\(index).wav")
+            #expect(try earshot(["speak", "--voice", "slt", move, "-o", audio]).status == 0)
+            let answers = [
+                ("speech base", try speechAPI(audio, languageModel: nil), true),
+                ("speech chess", try speechAPI(audio, languageModel: "chess"), true),
+                ("openai base", try openAI(audio, model: "pocketsphinx-en-us"), false),
+                ("openai chess", try openAI(audio, model: "pocketsphinx-en-us+chess"), false),
+                ("openai default chess", try openAI(audio, model: "whisper-1+chess"), false),
+            ]
+            for (name, answer, isDocument) in answers {
+                #expect(answer.status == 200, "\(name): \(answer.body)")
+                let text = isDocument ? hypothesis(answer.body) : answer.body
+                errors[name, default: 0] += WordErrorRate(reference: move, hypothesis: text).errors
+            }
+        }
+        #expect(errors["speech chess"]! * 2 <= errors["speech base"]!, "\(errors)")
+        #expect(errors["openai chess"]! * 2 <= errors["openai base"]!, "\(errors)")
+        // whisper-1 is the default model (PocketSphinx here), so whisper-1+chess is the same model.
+        #expect(errors["openai default chess"] == errors["openai chess"], "\(errors)")
+        let clip = directory.file("move-0.wav")
+        let unknown = try speechAPI(clip, languageModel: "go")
+        #expect(unknown.status == 400 && unknown.body.contains("LanguageModel=go") && unknown.body.contains("chess"))
+        let unknownModel = try openAI(clip, model: "whisper-1+go")
+        #expect(unknownModel.status == 400 && unknownModel.body.contains("whisper-1+go"), "\(unknownModel.body)")
+        let models = try curl([base + "/v1/models"])
+        #expect(models.body.contains("pocketsphinx-en-us+chess"), "\(models.body)")
+    }
+
+    @Test func badDataAndBadDirectoriesGetClearErrors() throws {
+        let directory = try TemporaryDirectory("earshot-lm-bad")
+        let data = directory.file("bad.json")
+        try Data(
+            #"{"locale": "en_US", "identifier": "x", "version": "1", "templates": [{"classes": {"piece": ["pawn"]}, "templates": [{"template": "<piece> to <rank>", "count": 5}]}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: data))
+        let refused = try earshot(["lm", "build", data, "--output", directory.file("out")])
+        #expect(refused.status == 2)
+        #expect(
+            refused.standardError.contains(data)
+                && refused.standardError.contains("templates[0].templates[0].template names <rank>"),
+            "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
+        let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+        let notModel = try earshot(
+            ["transcribe", "--recognizer", "pocketsphinx", "--language-model", directory.path, clip])
+        #expect(
+            notModel.status != 0 && notModel.standardError.contains("not a custom language model"),
+            "\(notModel.standardError)")
+        let weightAlone = try earshot(["transcribe", "--language-model-weight", "0.5", clip])
+        #expect(weightAlone.status == 1 && weightAlone.standardError.contains("--language-model"))
+    }
+}
