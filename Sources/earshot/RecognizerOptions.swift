@@ -47,7 +47,7 @@ struct RecognizerOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "A custom language model (earshot lm build): PocketSphinx interpolates its trigram model with the "
-                + "general one and adds its pronunciations; Whisper is prompted with its words and phrases "
+                + "general one and adds its pronunciations; Whisper is prompted with its vocabulary "
                 + "(unless --prompt is given). serve takes NAME=DIR, repeatable: requests choose it by name.",
             valueName: "dir"))
     var languageModel: [String] = []
