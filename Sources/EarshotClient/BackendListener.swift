@@ -28,12 +28,7 @@ public final class BackendListener: LiveRecognizer {
     public func startListening(from open: @escaping @Sendable () throws -> any AudioSource) throws(SpeechClientError)
         -> SpeechInteraction
     {
-        let claimed = active.withLock { busy in
-            defer { busy = true }
-            return !busy
-        }
-        guard claimed else { throw .attemptAtReentrancy }
-        let interaction = SpeechInteraction { [active] in active.withLock { $0 = false } }
+        let interaction = try SpeechInteraction.claiming(active)
         interaction.run { [self] in await $0.runWhole(open: open, listener: self) }
         return interaction
     }

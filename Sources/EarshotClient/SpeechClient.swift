@@ -76,7 +76,7 @@ public final class SpeechClient: Sendable {
     public func startListening(from open: @escaping @Sendable () throws -> any AudioSource) throws(SpeechClientError)
         -> SpeechInteraction
     {
-        let interaction = try begin()
+        let interaction = try SpeechInteraction.claiming(active)
         interaction.run { [self] in await $0.runLive(open: open, client: self) }
         return interaction
     }
@@ -85,19 +85,9 @@ public final class SpeechClient: Sendable {
     /// `Content-Length`. Throws `.attemptAtReentrancy` while another interaction runs.
     public func start(audioData: [UInt8], contentType: String? = nil) throws(SpeechClientError) -> SpeechInteraction {
         let type = contentType ?? configuration.contentType ?? configuration.audioFormat.contentType()
-        let interaction = try begin()
+        let interaction = try SpeechInteraction.claiming(active)
         interaction.run { [self] in await $0.runUpload(audioData, contentType: type, client: self) }
         return interaction
-    }
-
-    private func begin() throws(SpeechClientError) -> SpeechInteraction {
-        let claimed = active.withLock { busy in
-            if busy { return false }
-            busy = true
-            return true
-        }
-        guard claimed else { throw .attemptAtReentrancy }
-        return SpeechInteraction { [active] in active.withLock { $0 = false } }
     }
 
     /// A token for a request: the configured one, or one from the token provider.

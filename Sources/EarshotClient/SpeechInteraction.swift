@@ -29,6 +29,17 @@ public final class SpeechInteraction: Sendable {
         self.release = release
     }
 
+    /// A new interaction for a client whose `busy` flag says whether one is running: sets it, and the
+    /// interaction clears it as it ends. Throws `.attemptAtReentrancy` while another one runs.
+    static func claiming(_ busy: Locked<Bool>) throws(SpeechClientError) -> SpeechInteraction {
+        let claimed = busy.withLock { running in
+            defer { running = true }
+            return !running
+        }
+        guard claimed else { throw .attemptAtReentrancy }
+        return SpeechInteraction { busy.withLock { $0 = false } }
+    }
+
     /// Runs the interaction's work in a task of its own, tied to whoever reads ``events``: if the
     /// reader's task is cancelled (or the stream is dropped), the work is cancelled as ``cancel()``
     /// would, and stops between blocks of audio or in its wait for the network.
@@ -100,14 +111,13 @@ public final class SpeechInteraction: Sendable {
             enter(.idle)
             finish(with: .recognized(reply))
         case .failure(let error):
-            enter(.error)
-            enter(.idle)
-            finish(with: .failed(canceled ? .canceledByUser : error))
+            end(Result<SpeechResponse, SpeechClientError>.failure(error))
         }
     }
 
-    /// Ends the interaction with a Speech API answer (an HTTP error status fails it). The client is free for the next interaction before the
-    /// final event is delivered, so an application may start one as soon as it learns the result.
+    /// Ends the interaction with a Speech API answer (an HTTP error status fails it). The client is
+    /// free for the next interaction before the final event is delivered, so an application may start
+    /// one as soon as it learns the result.
     func end(_ outcome: Result<SpeechResponse, SpeechClientError>) {
         let final: SpeechEvent
         switch outcome {

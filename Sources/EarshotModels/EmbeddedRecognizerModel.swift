@@ -38,7 +38,7 @@ public struct EmbeddedRecognizerModel: Sendable {
             if options.initialPrompt == nil { options.initialPrompt = try model.biasingPrompt() }
             return EmbeddedRecognizerModel(.whisper(whisper, options), customLanguageModelName: name)
         case .pocketSphinx(var configuration):
-            configuration.customLanguageModel = model.directory
+            configuration.customLanguageModel = model
             if let weight { configuration.customLanguageModelWeight = weight }
             try configuration.validate()
             return EmbeddedRecognizerModel(.pocketSphinx(configuration), customLanguageModelName: name)

@@ -58,7 +58,7 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
     public var flatPass: Bool
     /// A custom language model directory (`earshot lm build`, ``CustomLanguageModel``): its
     /// pronunciations join the dictionary and its trigram model is interpolated with ``languageModel``.
-    public var customLanguageModel: String?
+    public var customLanguageModel: CustomLanguageModel?
     /// The custom model's interpolation weight, in (0, 1); the general model gets the rest.
     public var customLanguageModelWeight: Double = Self.defaultCustomLanguageModelWeight
     public static let defaultCustomLanguageModelWeight = 0.2
@@ -120,8 +120,7 @@ public struct PocketSphinxConfiguration: Sendable, Hashable {
         try Self.requireFile(languageModel, what: "language model")
         try Self.requireFile(dictionary, what: "dictionary")
         try validateSearch()
-        if let customLanguageModel {
-            _ = try CustomLanguageModel(directory: customLanguageModel)
+        if customLanguageModel != nil {
             guard customLanguageModelWeight > 0, customLanguageModelWeight < 1 else {
                 throw EarshotError(
                     .invalidParameter,

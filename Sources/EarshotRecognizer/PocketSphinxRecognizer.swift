@@ -74,9 +74,9 @@ public final class PocketSphinxRecognizer: Recognizer {
         scratch = .allocate(capacity: samplesPerFrame * Self.framesPerCall)
         initialMean = CepstralMeanSnapshot(decoder: decoder)
         languageModelSearch = ps_get_search(decoder).map { String(cString: $0) } ?? "_default"
-        if let directory = configuration.customLanguageModel {
+        if let model = configuration.customLanguageModel {
             try PocketSphinxCustomLanguageModel.install(
-                try CustomLanguageModel(directory: directory), weight: configuration.customLanguageModelWeight,
+                model, weight: configuration.customLanguageModelWeight,
                 decoder: decoder, search: languageModelSearch)
         }
     }

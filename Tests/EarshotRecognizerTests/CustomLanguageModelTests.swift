@@ -152,10 +152,18 @@ private let chess = CustomLanguageModelData(locale: "en_US", identifier: "com.ex
         #expect(try model.data() == chess)
         #expect(
             try model.biasingPrompt()
-                == "Winawer, Tartakower, Play, Albin, counter, gambit, variation, pawn, rook, knight, bishop, queen, king.")
+                == "Winawer, Tartakower, Play, Albin, counter, gambit, variation, pawn, rook, knight, bishop, queen, king."
+        )
         // Built again over itself: replaced.
         _ = try CustomLanguageModel.build(chess, into: directory)
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent) == ["chess"])
+        // Built through a symlink: the model it points to is replaced, the link stays a link.
+        let link = parent + "/current"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory)
+        _ = try CustomLanguageModel.build(chess, into: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == directory)
+        #expect(try CustomLanguageModel(directory: link).manifest.phrases == 579)
+        try FileManager.default.removeItem(atPath: link)
         // A folder that is not a model is neither opened nor replaced.
         let other = parent + "/photos"
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)

@@ -103,7 +103,9 @@ public struct CustomLanguageModel: Sendable, Hashable {
         var words: [String] = []
         for candidate in candidates {
             let word = candidate.trimmingCharacters(in: CharacterSet.alphanumerics.inverted)
-            guard word.count >= 4, !word.allSatisfy(\.isNumber), seen.insert(word.lowercased()).inserted else { continue }
+            guard word.count >= 4, !word.allSatisfy(\.isNumber), seen.insert(word.lowercased()).inserted else {
+                continue
+            }
             if (words + [word]).joined(separator: ", ").count + 1 > maxCharacters { break }
             words.append(word)
         }
@@ -185,7 +187,8 @@ public struct CustomLanguageModel: Sendable, Hashable {
     /// Writes a new directory beside `directory` with `write`, then swaps it into place.
     private static func replaceDirectory(_ directory: String, write: (String) throws -> Void) throws {
         let files = FileManager.default
-        let target = URL(fileURLWithPath: directory).standardizedFileURL
+        // A symlink given as the output is followed: the model it points to is replaced, the link kept.
+        let target = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath()
         let parent = target.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard files.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
