@@ -55,6 +55,9 @@ def main():
     parser.add_argument(
         "--weights", default="",
         help="PocketSphinx interpolation weights to compare (e.g. 0.05,0.1,0.2,0.5) instead of the default's table")
+    parser.add_argument(
+        "--bonuses", default="",
+        help="Whisper vocabulary bonuses to compare (e.g. 0,0.5,1,2) instead of the default's table")
     args = parser.parse_args()
     earshot = args.earshot
     os.makedirs(args.work, exist_ok=True)
@@ -101,17 +104,20 @@ def main():
     print("| recognizer | set | base WER | with chess model | relative |")
     print("|---|---|---|---|---|")
     sets = [("chess clean", "clean"), ("chess noisy", "noisy"), ("LibriVox clips", None)]
-    if args.weights:
-        weights = args.weights.split(",")
-        print("\n| PocketSphinx weight | " + " | ".join(label for label, _ in sets) + " |")
+    sweeps = [("pocketsphinx", "PocketSphinx weight", "--language-model-weight", args.weights),
+              ("whisper", "Whisper vocabulary bonus", "--vocabulary-bonus", args.bonuses)]
+    for recognizer, title, option, values in sweeps:
+        if not values:
+            continue
+        values = values.split(",")
+        print(f"\n| {title} | " + " | ".join(label for label, _ in sets) + " |")
         print("|---|" + "---|" * len(sets))
-        rows = {w: [] for w in ["none"] + weights}
-        for label, condition in sets:
-            for weight in ["none"] + weights:
-                extra = [] if weight == "none" else ["--language-model", model, "--language-model-weight", weight]
-                rows[weight].append(wer(args, earshot, "pocketsphinx", condition, extra, references, librivox, weight))
-        for weight, rates in rows.items():
-            print(f"| {weight} | " + " | ".join(f"{r:.3f}" for r in rates) + " |", flush=True)
+        for value in ["none"] + values:
+            extra = [] if value == "none" else ["--language-model", model, option, value]
+            rates = [wer(args, earshot, recognizer, condition, extra, references, librivox, f"{option}{value}")
+                     for _, condition in sets]
+            print(f"| {value} | " + " | ".join(f"{r:.3f}" for r in rates) + " |", flush=True)
+    if args.weights or args.bonuses:
         return
     for recognizer in args.recognizers.split(","):
         for label, condition in sets:

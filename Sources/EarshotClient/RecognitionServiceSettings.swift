@@ -53,6 +53,10 @@ public struct RecognitionServiceSettings: Sendable {
     public var audioFormat: String?
     /// Extra arguments for the X-Arg header, each `NAME=VALUE`.
     public var extraArguments: [String] = []
+    /// A custom language model the service serves (`earshot serve --language-model NAME=DIR`), by
+    /// name: the Speech API's `X-Arg: LanguageModel=NAME`, or an OpenAI-compatible `model` of
+    /// `<model>+NAME`.
+    public var languageModel: String?
     /// An SRGS grammar file: posts to speechToTextCustom with it as the x-grammar part.
     public var grammar: String?
     /// A PLS lexicon file, sent as the x-dictionary part with a grammar.
@@ -153,6 +157,12 @@ public struct RecognitionServiceSettings: Sendable {
             }
             return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
         }
+        if let languageModel {
+            if configuration.extraArguments.contains(where: { $0.0.lowercased() == "languagemodel" }) {
+                throw Invalid("--language-model", "--language-model and --x-arg LanguageModel=… both name a model")
+            }
+            configuration.extraArguments.append(("LanguageModel", languageModel))
+        }
         if let lexicon {
             configuration.partsBeforeAudio.append(
                 .init(
@@ -202,7 +212,8 @@ public struct RecognitionServiceSettings: Sendable {
                 credentials = (appKey, secret)
             }
             var configuration = OpenAITranscriptionClient.Configuration(
-                url: url, apiKey: key, model: model ?? "whisper-1", language: language)
+                url: url, apiKey: key, model: (model ?? "whisper-1") + (languageModel.map { "+" + $0 } ?? ""),
+                language: language)
             configuration.connectionTimeout = connectionTimeout
             configuration.responseTimeout = serverResponseTimeout
             let format: CodecFormat

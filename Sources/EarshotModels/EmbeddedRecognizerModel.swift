@@ -28,14 +28,17 @@ public struct EmbeddedRecognizerModel: Sendable {
 
     /// This model with a custom language model (`earshot lm build`), named `name` (its id gains
     /// `+name`): PocketSphinx interpolates the model's trigrams with its own at `weight` (nil: the
-    /// default) and adds its pronunciations; Whisper is prompted with its words and phrases, unless a
-    /// prompt was set.
-    public func withCustomLanguageModel(_ model: CustomLanguageModel, named name: String, weight: Double? = nil) throws
-        -> EmbeddedRecognizerModel
-    {
+    /// default) and adds its pronunciations; Whisper is prompted with its words, unless a prompt was
+    /// set, and biased toward them by `vocabularyBonus` per token (nil: the default).
+    public func withCustomLanguageModel(
+        _ model: CustomLanguageModel, named name: String, weight: Double? = nil, vocabularyBonus: Double? = nil
+    ) throws -> EmbeddedRecognizerModel {
         switch engine {
         case .whisper(let whisper, var options):
             if options.initialPrompt == nil { options.initialPrompt = try model.biasingPrompt() }
+            options.vocabulary = try model.vocabulary()
+            if let vocabularyBonus { options.vocabularyBonus = vocabularyBonus }
+            try options.validate()
             return EmbeddedRecognizerModel(.whisper(whisper, options), customLanguageModelName: name)
         case .pocketSphinx(var configuration):
             configuration.customLanguageModel = model

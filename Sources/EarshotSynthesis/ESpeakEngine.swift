@@ -109,6 +109,30 @@ public struct ESpeakEngine: SpeechEngine {
         }
     }
 
+    /// How `voice` would say `word`, in eSpeak's ASCII phoneme names separated by spaces, with its
+    /// stress marks (`knight` → `n 'aI t`): eSpeak's own rules and exceptions, the grapheme-to-phoneme
+    /// step of its synthesis without the sound.
+    public func phonemes(of word: String, voice: String = "en-us") throws -> String {
+        try Synthesis.libraryLock.withLock {
+            _ = try Self.initialize()
+            guard let selector = try Self.selector(for: voice), espeak_SetVoiceByName(selector) == EE_OK else {
+                throw EarshotError(.invalidParameter, "voice: espeak-ng has no voice '\(voice)'")
+            }
+            var parts: [String] = []
+            // phonememode: bits 8–23 the separator between phoneme names (a space); ASCII names.
+            let mode = Int32(UInt8(ascii: " ")) << 8
+            word.withCString { text in
+                var cursor: UnsafeRawPointer? = UnsafeRawPointer(text)
+                // One clause per call; the cursor is moved past it, and set to nil at the end.
+                while let at = cursor, at.load(as: UInt8.self) != 0 {
+                    guard let phonemes = espeak_TextToPhonemes(&cursor, espeakCHARS_UTF8, mode) else { break }
+                    parts.append(String(cString: phonemes))
+                }
+            }
+            return parts.joined(separator: " ").split(separator: " ").joined(separator: " ")
+        }
+    }
+
     public func synthesize(
         _ script: SpeechScript, voice: Voice, rate: Double, emit: (AudioBuffer) -> Bool
     ) throws {

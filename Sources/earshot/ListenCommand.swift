@@ -31,6 +31,8 @@ struct Listen: AsyncParsableCommand {
                   --app-key KEY --secret SECRET
               earshot listen --service http://127.0.0.1:8080/v1/audio/transcriptions \\
                   --token KEY
+              earshot serve --credentials apps.txt --language-model chess=chess-lm &
+              earshot listen --language-model chess --app-key KEY --secret SECRET
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions
@@ -53,6 +55,13 @@ struct Listen: AsyncParsableCommand {
     @Option(help: "With --file --realtime: media seconds per second (e.g. 4 for a quick test).")
     var speed: Double = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "A custom language model the service serves (earshot serve --language-model NAME=DIR), by name: "
+                + "X-Arg LanguageModel=NAME to the Speech API, model=<model>+NAME to an OpenAI-compatible one.",
+            valueName: "name"))
+    var languageModel: String?
+
     @Flag(help: "Ask the service for partial results while uploading (the Speech API only).")
     var partialResults = false
 
@@ -66,7 +75,8 @@ struct Listen: AsyncParsableCommand {
         var capture = CaptureConfiguration()
         capture.endpointing = try endpointing.configuration()
         (capture.detector, capture.detectorModels) = try vadModel.resolve(detector)
-        let factory = try serviceOptions.liveRecognizerFactory(capture: capture, partialResults: partialResults)
+        let factory = try serviceOptions.liveRecognizerFactory(
+            capture: capture, partialResults: partialResults, languageModel: languageModel)
         let client: any LiveRecognizer
         do {
             client = try factory.makeRecognizer()

@@ -59,6 +59,13 @@ struct RecognizerOptions: ParsableArguments {
             valueName: "w"))
     var languageModelWeight: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Whisper: how strongly the custom language model's words are favoured, in log-probability per "
+                + "token, 0 to 5 (0: prompting only). Default: \(WhisperOptions.defaultVocabularyBonus).",
+            valueName: "nats"))
+    var vocabularyBonus: Double?
+
     /// The engine asked for, explicitly or through its own settings.
     var requested: RecognizerKind? {
         recognizer ?? (decoderOptions.decoder != nil || modelDir != nil ? .pocketsphinx : nil)
@@ -67,6 +74,7 @@ struct RecognizerOptions: ParsableArguments {
     func validate() throws {
         let whisperOnly = [
             ("--whisper-model", whisperModel != nil), ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
+            ("--vocabulary-bonus", vocabularyBonus != nil),
         ].filter(\.1).map(\.0)
         let pocketSphinxOnly = [("--decoder", decoderOptions.decoder != nil), ("--model-dir", modelDir != nil)]
             .filter(\.1).map(\.0)
@@ -83,6 +91,12 @@ struct RecognizerOptions: ParsableArguments {
         if languageModelWeight != nil, languageModel.isEmpty {
             throw ValidationError("--language-model-weight needs --language-model")
         }
+        if vocabularyBonus != nil, languageModel.isEmpty {
+            throw ValidationError("--vocabulary-bonus needs --language-model")
+        }
+        if let vocabularyBonus, !(0...5).contains(vocabularyBonus) {
+            throw ValidationError("--vocabulary-bonus \(vocabularyBonus): expected 0 to 5 (nats per token)")
+        }
         if let languageModelWeight, !(languageModelWeight > 0 && languageModelWeight < 1) {
             throw ValidationError("--language-model-weight \(languageModelWeight): expected a weight between 0 and 1")
         }
@@ -96,6 +110,7 @@ struct RecognizerOptions: ParsableArguments {
             ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
             ("--model-dir", modelDir != nil), ("--decoder", decoderOptions.decoder != nil),
             ("--language-model", !languageModel.isEmpty), ("--language-model-weight", languageModelWeight != nil),
+            ("--vocabulary-bonus", vocabularyBonus != nil),
         ].first(where: \.1)
         if let (option, _) = given { throw ValidationError("\(option) sets the embedded recognizer; \(why)") }
     }
@@ -132,7 +147,7 @@ struct RecognizerOptions: ParsableArguments {
         }
         return try model.withCustomLanguageModel(
             CustomLanguageModel(directory: directory), named: (directory as NSString).lastPathComponent,
-            weight: languageModelWeight)
+            weight: languageModelWeight, vocabularyBonus: vocabularyBonus)
     }
 
     /// serve's custom language models: NAME=DIR for each --language-model.
@@ -169,7 +184,10 @@ struct RecognizerOptions: ParsableArguments {
         }
         return try bases
             + custom.flatMap { name, model in
-                try bases.map { try $0.withCustomLanguageModel(model, named: name, weight: languageModelWeight) }
+                try bases.map {
+                    try $0.withCustomLanguageModel(
+                        model, named: name, weight: languageModelWeight, vocabularyBonus: vocabularyBonus)
+                }
             }
     }
 }

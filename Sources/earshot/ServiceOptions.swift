@@ -103,8 +103,15 @@ struct ServiceOptions: ParsableArguments {
     }
 
     /// How to make live recognizers for --service's protocol (listen, bench), checked once.
-    func liveRecognizerFactory(capture: CaptureConfiguration, partialResults: Bool) throws -> LiveRecognizerFactory {
-        try Self.usage { try settings.liveRecognizerFactory(capture: capture, partialResults: partialResults) }
+    /// `languageModel` names a custom language model the service serves.
+    func liveRecognizerFactory(capture: CaptureConfiguration, partialResults: Bool, languageModel: String? = nil)
+        throws -> LiveRecognizerFactory
+    {
+        var settings = settings
+        settings.languageModel = languageModel
+        return try Self.usage {
+            try settings.liveRecognizerFactory(capture: capture, partialResults: partialResults)
+        }
     }
 
     /// A setting given wrongly is a usage error (exit 1); a file that cannot be read stays an I/O error.

@@ -20,7 +20,7 @@ private let chessData = repository + "/Examples/language-models/chess.json"
         "bishop to king knight five", "play the albin counter gambit", "rook to queen king eight",
     ]
 
-    @Test func theChessModelHalvesPocketSphinxsErrorsOnChessMoves() throws {
+    @Test func theChessModelHalvesEachRecognizersErrorsOnChessMoves() throws {
         let directory = try TemporaryDirectory("earshot-lm")
         let model = directory.file("chess-lm")
         let build = try earshot(["lm", "build", chessData, "--output", model])
@@ -36,10 +36,12 @@ private let chessData = repository + "/Examples/language-models/chess.json"
                 references[audio] = move
             }
         }
-        func errors(_ options: [String], into folder: String) throws -> WordErrorRate {
+        func errors(_ options: [String], into folder: String, recognizer: String = "pocketsphinx") throws
+            -> WordErrorRate
+        {
             let output = directory.file(folder)
             let run = try earshot(
-                ["transcribe", "--recognizer", "pocketsphinx", "--output-dir", output] + options
+                ["transcribe", "--recognizer", recognizer, "--output-dir", output] + options
                     + references.keys.sorted())
             #expect(run.status == 0, "\(run.standardError)")
             return try references.map { audio, move in
@@ -51,6 +53,12 @@ private let chessData = repository + "/Examples/language-models/chess.json"
         let base = try errors([], into: "base")
         let custom = try errors(["--language-model", model], into: "custom")
         #expect(custom.errors * 2 <= base.errors, "WER \(base) without, \(custom) with the chess model")
+        // Whisper: prompted with the vocabulary and biased toward it.
+        let whisperBase = try errors([], into: "whisper-base", recognizer: "whisper")
+        let whisperCustom = try errors(["--language-model", model], into: "whisper-custom", recognizer: "whisper")
+        #expect(
+            whisperCustom.errors * 2 <= whisperBase.errors,
+            "Whisper WER \(whisperBase) without, \(whisperCustom) with the chess model")
     }
 
     /// `earshot serve --language-model chess=DIR`: chosen per request on the Speech API (X-Arg) and
@@ -113,13 +121,73 @@ private let chessData = repository + "/Examples/language-models/chess.json"
         #expect(errors["openai chess"]! * 2 <= errors["openai base"]!, "\(errors)")
         // whisper-1 is the default model (PocketSphinx here), so whisper-1+chess is the same model.
         #expect(errors["openai default chess"] == errors["openai chess"], "\(errors)")
+        // listen --language-model NAME: the same choice from the client, on both protocols.
+        var listened: [String: Int] = [:]
+        for (index, move) in Self.moves.prefix(3).enumerated() {
+            let padded = directory.file("padded-\(index).wav")
+            _ = try ExternalTool.run(["sox", directory.file("move-\(index).wav"), padded, "pad", "0.3", "1.5"])
+            for (name, service) in [
+                ("speech", ["--service", base + "/speech/v3/speechToText"]),
+                ("openai", ["--service", base + "/v1/audio/transcriptions", "--model", "pocketsphinx-en-us"]),
+            ] {
+                for model in [nil, "chess"] {
+                    let run = try earshot(
+                        ["listen", "--file", padded, "--token", token] + service
+                            + (model.map { ["--language-model", $0] } ?? []))
+                    #expect(run.status == 0, "\(run.standardError)")
+                    listened["\(name) \(model ?? "base")", default: 0] +=
+                        WordErrorRate(reference: move, hypothesis: run.output).errors
+                }
+            }
+        }
+        #expect(listened["speech chess"]! * 2 <= listened["speech base"]!, "\(listened)")
+        #expect(listened["openai chess"]! * 2 <= listened["openai base"]!, "\(listened)")
         let clip = directory.file("move-0.wav")
+        let unknownListen = try earshot(
+            [
+                "listen", "--file", directory.file("padded-0.wav"), "--token", token, "--language-model", "go",
+                "--service", base + "/speech/v3/speechToText",
+            ])
+        #expect(
+            unknownListen.status == 3 && unknownListen.standardError.contains("LanguageModel=go"),
+            "\(unknownListen.standardError)")
         let unknown = try speechAPI(clip, languageModel: "go")
         #expect(unknown.status == 400 && unknown.body.contains("LanguageModel=go") && unknown.body.contains("chess"))
         let unknownModel = try openAI(clip, model: "whisper-1+go")
         #expect(unknownModel.status == 400 && unknownModel.body.contains("whisper-1+go"), "\(unknownModel.body)")
         let models = try curl([base + "/v1/models"])
         #expect(models.body.contains("pocketsphinx-en-us+chess"), "\(models.body)")
+    }
+
+    /// A word neither in the dictionary nor given a pronunciation is pronounced by espeak-ng and
+    /// listed; PocketSphinx then recognizes it. `--no-guess-pronunciations` refuses it by name.
+    @Test func aWordTheDictionaryLacksIsPronouncedByESpeak() throws {
+        let directory = try TemporaryDirectory("earshot-lm-g2p")
+        let data = directory.file("openings.json")
+        try Data(
+            #"{"locale": "en_US", "identifier": "openings", "version": "1", "phrases": [{"phrase": "Play the Zukertort opening", "count": 10}, {"phrase": "Play the Najdorf", "count": 10}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: data))
+        let model = directory.file("openings-lm")
+        let refused = try earshot(["lm", "build", data, "--output", model, "--no-guess-pronunciations"])
+        #expect(refused.status == 2 && refused.standardError.contains("zukertort"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: model))
+
+        let build = try earshot(["lm", "build", data, "--output", model])
+        #expect(build.status == 0, "\(build.standardError)")
+        #expect(build.standardError.contains("zukertort [Z Y UW K ER T AO R T]"), "\(build.standardError)")
+        let dictionary = try String(contentsOfFile: model + "/pronunciations.dict", encoding: .utf8)
+        #expect(dictionary.contains("zukertort Z Y UW K ER T AO R T\n") && dictionary.contains("najdorf "))
+
+        let pronounced = try earshot(["lm", "pronounce", "Zukertort", "knight"])
+        #expect(
+            pronounced.output == "zukertort\tZ Y UW K ER T AO R T\tespeak-ng\nknight\tN AY T\tdictionary\n",
+            "\(pronounced.output)")
+
+        let audio = directory.file("zukertort.wav")
+        #expect(try earshot(["speak", "--voice", "slt", "Play the Zukertort opening", "-o", audio]).status == 0)
+        let heard = try earshot(["transcribe", "--recognizer", "pocketsphinx", "--language-model", model, audio])
+        #expect(heard.output.lowercased().contains("zukertort"), "\(heard.output) \(heard.standardError)")
     }
 
     @Test func badDataAndBadDirectoriesGetClearErrors() throws {

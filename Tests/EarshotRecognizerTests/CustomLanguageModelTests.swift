@@ -56,6 +56,18 @@ private let chess = CustomLanguageModelData(locale: "en_US", identifier: "com.ex
         #expect(throws: XSAMPAToCMU.Unknown.self) { try XSAMPAToCMU.phones("w I n # @r") }
     }
 
+    @Test func eSpeakPhonemesBecomeCMUPhones() throws {
+        #expect(try ESpeakToCMU.phones("n 'aI t") == ["N", "AY", "T"])
+        // A flap is T; the r after an r-coloured vowel is already written; r-coloured vowels split.
+        #expect(try ESpeakToCMU.phones("m 'i: t# 3 r-") == ["M", "IY", "T", "ER"])
+        #expect(try ESpeakToCMU.phones("s t 'A@ tS I# z") == ["S", "T", "AA", "R", "CH", "IH", "Z"])
+        // Syllabic consonants and the glottal stop; compound boundaries drop.
+        #expect(try ESpeakToCMU.phones("k '0 ? n-") == ["K", "AA", "T", "AH", "N"])
+        #expect(try ESpeakToCMU.phones("'i: d i ; ,oU") == ["IY", "D", "IY", "OW"])
+        #expect(throws: ESpeakToCMU.Unknown.self) { try ESpeakToCMU.phones("n 'aI Q") }
+        #expect(throws: ESpeakToCMU.Unknown.self) { try ESpeakToCMU.phones("' ,") }
+    }
+
     /// Mapped pronunciations of words the CMU dictionary knows, compared with its own: the table
     /// agrees on every phone for these (X-SAMPA transcriptions written for General American).
     @Test func theMappingAgreesWithTheDictionary() throws {

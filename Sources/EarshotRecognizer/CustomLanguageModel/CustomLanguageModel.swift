@@ -33,12 +33,15 @@ public struct CustomLanguageModel: Sendable, Hashable {
         public var phrases: Int
         public var words: Int
         public var customPronunciations: Int
+        /// Words pronounced by the grapheme-to-phoneme fallback (absent in models built before it).
+        public var guessedPronunciations: [String]?
 
         enum CodingKeys: String, CodingKey {
             case format, identifier, version, locale, order, ngrams, phrases, words
             case formatVersion = "format_version"
             case sourceSHA256 = "source_sha256"
             case customPronunciations = "custom_pronunciations"
+            case guessedPronunciations = "guessed_pronunciations"
         }
     }
 
@@ -112,19 +115,38 @@ public struct CustomLanguageModel: Sendable, Hashable {
         return words.isEmpty ? "" : words.joined(separator: ", ") + "."
     }
 
+    /// The words of the model as its data spells them, once each (compared without case): the custom
+    /// pronunciations' words first, then those of the phrases, templates expanded, in order, at most
+    /// `limit`. Whisper biases its decoding toward them.
+    public func vocabulary(limit: Int = 10_000) throws -> [String] {
+        let data = try data()
+        var seen: Set<String> = []
+        var words: [String] = []
+        let phrases = data.expandedPhrases().lazy.flatMap { $0.phrase.split(whereSeparator: \.isWhitespace) }
+        for candidate in data.pronunciations.lazy.map({ Substring($0.grapheme) }) + phrases {
+            let word = candidate.trimmingCharacters(in: CharacterSet.alphanumerics.inverted)
+            guard !word.isEmpty, seen.insert(word.lowercased()).inserted else { continue }
+            words.append(word)
+            if words.count == limit { break }
+        }
+        return words
+    }
+
     /// The training data the directory was built from.
     public func data() throws -> CustomLanguageModelData { try CustomLanguageModelData.read(path: dataPath) }
 
     /// Builds `data` into `directory`: checks it, expands the phrases, maps the custom pronunciations,
-    /// checks that every word can be pronounced (from the custom pronunciations or `dictionary`, the
-    /// recognizer's pronouncing dictionary), estimates the trigram model and writes the files.
+    /// makes sure every word can be pronounced (from the custom pronunciations, `dictionary` — the
+    /// recognizer's pronouncing dictionary — or else `guess`, a grapheme-to-phoneme source giving a
+    /// word's CMU phones), estimates the trigram model and writes the files.
     ///
     /// The directory is written beside itself and renamed into place, so a failed build leaves the
     /// previous one intact; an existing directory that is not a custom language model (no manifest) and
     /// not empty is refused rather than replaced.
     public static func build(
         _ data: CustomLanguageModelData, source: Data? = nil, into directory: String,
-        dictionary: String = PocketSphinxConfiguration.default.dictionary
+        dictionary: String = PocketSphinxConfiguration.default.dictionary,
+        guess: ((String) throws -> [String])? = nil
     ) throws -> CustomLanguageModel {
         try data.validate()
         let known = try dictionaryWords(dictionary)
@@ -142,7 +164,22 @@ public struct CustomLanguageModel: Sendable, Hashable {
             (words: CustomLanguageModelData.words(in: $0.phrase), count: $0.count)
         }
         let vocabulary = Set(sentences.flatMap(\.words))
-        let missing = vocabulary.subtracting(known).subtracting(custom).sorted()
+        var missing = vocabulary.subtracting(known).subtracting(custom).sorted()
+        var guessed: [String] = []
+        if let guess {
+            for word in missing {
+                let phones: [String]
+                do { phones = try guess(word) } catch {
+                    throw EarshotError(
+                        .invalidInput,
+                        "no pronunciation for '\(word)': not in \(dictionary), and the grapheme-to-phoneme fallback failed (\(error)); add it to pronunciations (X-SAMPA)"
+                    )
+                }
+                entries.append(word + " " + phones.joined(separator: " "))
+                guessed.append(word)
+            }
+            missing = []
+        }
         if !missing.isEmpty {
             let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? ", …" : "")
             throw EarshotError(
@@ -160,7 +197,8 @@ public struct CustomLanguageModel: Sendable, Hashable {
             sourceSHA256: SHA256.hash(data: source ?? dataJSON).map { String(format: "%02x", $0) }.joined(),
             order: model.order,
             ngrams: model.probabilities.map(\.count).enumerated().map { $0.offset == 0 ? $0.element + 1 : $0.element },
-            phrases: sentences.count, words: vocabulary.count, customPronunciations: custom.count)
+            phrases: sentences.count, words: vocabulary.count, customPronunciations: custom.count,
+            guessedPronunciations: guessed)
         try replaceDirectory(directory) { staging in
             try Data(model.arpa().utf8).write(to: URL(fileURLWithPath: staging + "/language-model.arpa"))
             try Data(entries.map { $0 + "\n" }.joined().utf8).write(
@@ -182,6 +220,24 @@ public struct CustomLanguageModel: Sendable, Hashable {
             words.insert(String(first.split(separator: "(").first ?? first))
         }
         return words
+    }
+
+    /// The pronunciations `dictionary` (a PocketSphinx dictionary) gives each of `words` (lower case),
+    /// alternates in the dictionary's order; words it lacks are absent.
+    public static func dictionaryPronunciations(_ dictionary: String, of words: Set<String>) throws
+        -> [String: [[String]]]
+    {
+        guard let text = try? String(contentsOfFile: dictionary, encoding: .utf8) else {
+            throw EarshotError(.modelUnavailable, "\(dictionary): cannot read the pronouncing dictionary")
+        }
+        var found: [String: [[String]]] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard let first = fields.first else { continue }
+            let word = String(first.split(separator: "(").first ?? first)
+            if words.contains(word) { found[word, default: []].append(fields.dropFirst().map(String.init)) }
+        }
+        return found
     }
 
     /// Writes a new directory beside `directory` with `write`, then swaps it into place.

@@ -1,5 +1,5 @@
-import Foundation
 import EarshotCore
+import Foundation
 
 /// One window's decoding: from a prompt to the likeliest continuation, by greedy search, beam search
 /// or sampling, as CTranslate2's `Whisper.generate` does it for faster-whisper (the reference Earshot
@@ -17,6 +17,8 @@ import EarshotCore
 ///   the winner has the best `sum / length^lengthPenalty` (length without end-of-text).
 /// - Sampling draws `count` sequences side by side from `softmax(log p / T)`, scored by their
 ///   untempered log-probabilities.
+/// - With a ``VocabularyBias``, every strategy ranks and draws by log-probability plus the bias; the
+///   log-probabilities reported stay the model's.
 struct WhisperSearch {
     /// What a search found.
     struct Hypothesis: Equatable {
@@ -24,7 +26,9 @@ struct WhisperSearch {
         var tokens: [Int]
         /// Σ log p of every chosen token, end-of-text included.
         var logProbability: Float
-        /// `logProbability / tokens.count^lengthPenalty`: what hypotheses are ranked by.
+        /// What a ``VocabularyBias`` added to the hypothesis' tokens (0 without one).
+        var bias: Float
+        /// `(logProbability + bias) / tokens.count^lengthPenalty`: what hypotheses are ranked by.
         var score: Float
         /// The log-probability of each token of `tokens`.
         var tokenLogProbabilities: [Float]
@@ -44,25 +48,34 @@ struct WhisperSearch {
 
     let decoder: WhisperDecoder
     let filter: LogitFilter
+    let bias: VocabularyBias?
     let lengthPenalty: Double
     /// Asked before each step; a search that is cancelled throws `.canceled`.
     let isCancelled: () -> Bool
     /// Scratch rows of the vocabulary: log-probabilities, per hypothesis.
     private let scratch: UnsafeMutablePointer<Float>
     private let logProbabilities: UnsafeMutablePointer<Float>
+    /// Log-probabilities plus the bias, per hypothesis (the log-probabilities themselves without a bias).
+    private let scores: UnsafeMutablePointer<Float>
 
-    init(decoder: WhisperDecoder, filter: LogitFilter, lengthPenalty: Double, isCancelled: @escaping () -> Bool = { false }) {
+    init(
+        decoder: WhisperDecoder, filter: LogitFilter, bias: VocabularyBias? = nil, lengthPenalty: Double,
+        isCancelled: @escaping () -> Bool = { false }
+    ) {
         self.isCancelled = isCancelled
         self.decoder = decoder
         self.filter = filter
+        self.bias = bias
         self.lengthPenalty = lengthPenalty
         let vocabulary = decoder.model.dimensions.vocabularySize
         scratch = .allocate(capacity: vocabulary)
         logProbabilities = .allocate(capacity: decoder.capacity * vocabulary)
+        scores = bias == nil ? logProbabilities : .allocate(capacity: decoder.capacity * vocabulary)
     }
 
     func deallocate() {
         scratch.deallocate()
+        if bias != nil { scores.deallocate() }
         logProbabilities.deallocate()
     }
 
@@ -74,7 +87,8 @@ struct WhisperSearch {
         // The start token: the last of the prompt's run of sot … notimestamps.
         let startIndex = prompt.firstIndex(of: tokenizer.startOfTranscript) ?? 0
         var last = startIndex
-        while last + 1 < prompt.count, (tokenizer.startOfTranscript...tokenizer.noTimestamps).contains(prompt[last + 1]) {
+        while last + 1 < prompt.count, (tokenizer.startOfTranscript...tokenizer.noTimestamps).contains(prompt[last + 1])
+        {
             last += 1
         }
         let start = last
@@ -84,7 +98,9 @@ struct WhisperSearch {
             // no-speech probability.
             let row = start > startIndex ? [startIndex] : []
             decoder.run(tokens: Array(prompt[..<start]), perHypothesis: start, logitRows: row)
-            if !row.isEmpty { noSpeech = LogProbabilities.probability(of: tokenizer.noSpeech, decoder.logits, count: vocabulary) }
+            if !row.isEmpty {
+                noSpeech = LogProbabilities.probability(of: tokenizer.noSpeech, decoder.logits, count: vocabulary)
+            }
         }
         let limit = min(context / 2, context - start)
         let maxSteps = min(requested ?? limit, limit)
@@ -102,23 +118,30 @@ struct WhisperSearch {
         return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech)
     }
 
-    private func finish(_ tokens: [Int], _ logProbability: Float, _ perToken: [Float]) -> Hypothesis {
+    private func finish(_ tokens: [Int], _ logProbability: Float, bias: Float, _ perToken: [Float]) -> Hypothesis {
         let length = Float(tokens.count)
         let divisor = tokens.isEmpty ? 1 : (lengthPenalty == 1 ? length : Float(pow(Double(length), lengthPenalty)))
         return Hypothesis(
-            tokens: tokens, logProbability: logProbability, score: logProbability / divisor,
-            tokenLogProbabilities: perToken)
+            tokens: tokens, logProbability: logProbability, bias: bias,
+            score: (bias == 0 ? logProbability : logProbability + bias) / divisor, tokenLogProbabilities: perToken)
     }
 
     /// Filters row `row` of the decoder's logits for a hypothesis that generated `generated`, and
-    /// writes its log-probabilities to `logProbabilities` row `row`.
-    private func logProbabilities(row: Int, generated: [Int]) -> UnsafeMutablePointer<Float> {
+    /// writes its log-probabilities to `logProbabilities` row `row` and, with a bias, what the
+    /// search ranks by to `scores` row `row`.
+    private func rows(_ row: Int, generated: [Int]) -> (
+        logProbabilities: UnsafeMutablePointer<Float>, scores: UnsafeMutablePointer<Float>
+    ) {
         let vocabulary = filter.tokenizer.count
         let logits = decoder.logits + row * vocabulary
         filter.apply(to: logits, generated: generated[...], scratch: scratch)
         let output = logProbabilities + row * vocabulary
         LogProbabilities.logSoftmax(logits, count: vocabulary, into: output)
-        return output
+        guard let bias else { return (output, output) }
+        let biased = scores + row * vocabulary
+        biased.update(from: output, count: vocabulary)
+        bias.apply(to: biased, count: vocabulary, generated: generated[...])
+        return (output, biased)
     }
 
     private func checkCancellation() throws {
@@ -130,19 +153,21 @@ struct WhisperSearch {
         var tokens: [Int] = []
         var perToken: [Float] = []
         var sum: Float = 0
+        var biasSum: Float = 0
         for step in 0..<maxSteps {
             try checkCancellation()
-            let row = logProbabilities(row: 0, generated: tokens)
+            let (row, scores) = rows(0, generated: tokens)
             var best = 0
-            for token in 1..<vocabulary where row[token] > row[best] { best = token }
+            for token in 1..<vocabulary where scores[token] > scores[best] { best = token }
             sum += row[best]
+            if bias != nil { biasSum += scores[best] - row[best] }
             if best == filter.tokenizer.endOfText { break }
             tokens.append(best)
             perToken.append(row[best])
             if step + 1 == maxSteps { break }
             decoder.run(tokens: [best], perHypothesis: 1, logitRows: [0])
         }
-        return finish(tokens, sum, perToken)
+        return finish(tokens, sum, bias: biasSum, perToken)
     }
 
     private func beam(size: Int, patience: Double, maxSteps: Int) throws -> [Hypothesis] {
@@ -153,9 +178,11 @@ struct WhisperSearch {
         struct Beam {
             var tokens: [Int]
             var perToken: [Float]
+            /// Σ log p, and Σ (log p + bias): what beams are ranked by.
+            var logProbability: Float
             var score: Float
         }
-        var beams = [Beam(tokens: [], perToken: [], score: 0)]
+        var beams = [Beam(tokens: [], perToken: [], logProbability: 0, score: 0)]
         var finished: [Hypothesis] = []
         for step in 0..<maxSteps {
             try checkCancellation()
@@ -164,9 +191,9 @@ struct WhisperSearch {
             var best: [(score: Float, beam: Int, token: Int, logProbability: Float)] = []
             best.reserveCapacity(candidates + 1)
             for (index, beam) in beams.enumerated() {
-                let row = logProbabilities(row: index, generated: beam.tokens)
+                let (row, scores) = rows(index, generated: beam.tokens)
                 for token in 0..<vocabulary {
-                    let score = row[token] + beam.score
+                    let score = scores[token] + beam.score
                     if best.count == candidates, score <= best[candidates - 1].score { continue }
                     var at = best.count
                     while at > 0, best[at - 1].score < score { at -= 1 }
@@ -187,7 +214,8 @@ struct WhisperSearch {
                         tokens.append(chosen.token)
                         perToken.append(chosen.logProbability)
                     }
-                    finished.append(finish(tokens, chosen.score, perToken))
+                    let logProbability = parent.logProbability + chosen.logProbability
+                    finished.append(finish(tokens, logProbability, bias: chosen.score - logProbability, perToken))
                     while secondary < best.count, best[secondary].token == tokenizer.endOfText { secondary += 1 }
                     if secondary < best.count {
                         chosen = best[secondary]
@@ -198,7 +226,7 @@ struct WhisperSearch {
                 next.append(
                     Beam(
                         tokens: parent.tokens + [chosen.token], perToken: parent.perToken + [chosen.logProbability],
-                        score: chosen.score))
+                        logProbability: parent.logProbability + chosen.logProbability, score: chosen.score))
                 parents.append(chosen.beam)
             }
             if isLast || finished.count >= wanted { break }
@@ -217,6 +245,7 @@ struct WhisperSearch {
         var tokens = [[Int]](repeating: [], count: count)
         var perToken = [[Float]](repeating: [], count: count)
         var sums = [Float](repeating: 0, count: count)
+        var biasSums = [Float](repeating: 0, count: count)
         var done = [Bool](repeating: false, count: count)
         decoder.reorder([Int](repeating: 0, count: count))
         // The first step's logits are the prompt's, one row: copied to every sample.
@@ -225,9 +254,9 @@ struct WhisperSearch {
             try checkCancellation()
             var chosen = [Int](repeating: tokenizer.endOfText, count: count)
             for row in 0..<count where !done[row] {
-                let logProbabilities = logProbabilities(row: row, generated: tokens[row])
+                let (logProbabilities, scores) = rows(row, generated: tokens[row])
                 // softmax(log p / T), drawn by inverse CDF.
-                for token in 0..<vocabulary { scratch[token] = logProbabilities[token] * inverse }
+                for token in 0..<vocabulary { scratch[token] = scores[token] * inverse }
                 let maximum = WhisperKernels.maximum(scratch, count: vocabulary)
                 let total = LogProbabilities.sumOfExponentials(scratch, count: vocabulary, maximum: maximum)
                 var target = Float(Double(random.next() >> 11) * 0x1p-53) * total
@@ -239,6 +268,7 @@ struct WhisperSearch {
                 }
                 chosen[row] = token
                 sums[row] += logProbabilities[token]
+                if bias != nil { biasSums[row] += scores[token] - logProbabilities[token] }
                 if token == tokenizer.endOfText {
                     done[row] = true
                 } else {
@@ -249,6 +279,8 @@ struct WhisperSearch {
             if step + 1 == maxSteps || done.allSatisfy({ $0 }) { break }
             decoder.run(tokens: chosen, perHypothesis: 1, logitRows: Array(0..<count))
         }
-        return (0..<count).map { finish(tokens[$0], sums[$0], perToken[$0]) }.sorted { $0.score > $1.score }
+        return (0..<count).map { finish(tokens[$0], sums[$0], bias: biasSums[$0], perToken[$0]) }.sorted {
+            $0.score > $1.score
+        }
     }
 }

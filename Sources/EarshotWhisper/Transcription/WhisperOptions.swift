@@ -26,6 +26,15 @@ public struct WhisperOptions: Sendable, Equatable {
     public var promptResetOnTemperature: Double
     /// Text that prompts the first window: names, spellings, the style of the transcript.
     public var initialPrompt: String?
+    /// Words to bias decoding toward (a custom language model's vocabulary): each token that spells
+    /// one gains `vocabularyBonus` in the search's ranking, and a word begun but not finished gives it
+    /// back (``VocabularyBias``).
+    public var vocabulary: [String]
+    /// The bonus per token of a `vocabulary` word, in nats of log-probability (0 turns biasing off).
+    public var vocabularyBonus: Double
+    /// The default `vocabularyBonus`, chosen on the chess set's clean half and the LibriVox clips
+    /// (BENCHMARKS.md, "Custom language models").
+    public static let defaultVocabularyBonus = 2.0
     /// The spoken language's code (`en`, `de`, …) for a multilingual model; nil to detect it. English-only
     /// models transcribe English whatever this says.
     public var language: String?
@@ -46,7 +55,8 @@ public struct WhisperOptions: Sendable, Equatable {
         temperatures: [Double] = [0, 0.2, 0.4, 0.6, 0.8, 1], bestOf: Int = 5,
         compressionRatioThreshold: Double? = 2.4, logProbabilityThreshold: Double? = -1,
         noSpeechThreshold: Double? = 0.6, conditionOnPreviousText: Bool = true, promptResetOnTemperature: Double = 0.5,
-        initialPrompt: String? = nil, language: String? = nil, suppressBlank: Bool = true, suppressTokens: [Int]? = nil,
+        initialPrompt: String? = nil, vocabulary: [String] = [], vocabularyBonus: Double = defaultVocabularyBonus,
+        language: String? = nil, suppressBlank: Bool = true, suppressTokens: [Int]? = nil,
         withoutTimestamps: Bool = false, maxInitialTimestamp: Double = 1, wordTimestamps: Bool = true
     ) {
         self.beamSize = beamSize
@@ -60,6 +70,8 @@ public struct WhisperOptions: Sendable, Equatable {
         self.conditionOnPreviousText = conditionOnPreviousText
         self.promptResetOnTemperature = promptResetOnTemperature
         self.initialPrompt = initialPrompt
+        self.vocabulary = vocabulary
+        self.vocabularyBonus = vocabularyBonus
         self.language = language
         self.suppressBlank = suppressBlank
         self.suppressTokens = suppressTokens
@@ -83,6 +95,10 @@ public struct WhisperOptions: Sendable, Equatable {
         guard maxInitialTimestamp >= 0, maxInitialTimestamp.isFinite else {
             throw fail("maxInitialTimestamp \(maxInitialTimestamp)", "seconds ≥ 0")
         }
+        guard (0...5).contains(vocabularyBonus) else {
+            throw fail("vocabularyBonus \(vocabularyBonus)", "0–5 (nats per token)")
+        }
+        guard vocabulary.count <= 10_000 else { throw fail("vocabulary (\(vocabulary.count) words)", "at most 10 000") }
         if let initialPrompt, initialPrompt.utf8.count > 4096 {
             throw fail("initialPrompt (\(initialPrompt.utf8.count) bytes)", "at most 4 096 bytes")
         }

@@ -82,6 +82,7 @@ public final class WhisperTranscriber {
                 suppressedAtBegin: options.suppressBlank ? model.suppressedAtBegin : [],
                 timestamps: !options.withoutTimestamps,
                 maxInitialTimestampIndex: Int((options.maxInitialTimestamp / Self.secondsPerTimestamp).rounded())),
+            bias: VocabularyBias(words: options.vocabulary, bonus: options.vocabularyBonus, tokenizer: tokenizer),
             lengthPenalty: options.lengthPenalty, isCancelled: isCancelled)
         defer { search.deallocate() }
 
@@ -106,7 +107,9 @@ public final class WhisperTranscriber {
 
             let previous = Array(allTokens[promptResetSince...])
             var prompt: [Int] = []
-            if !previous.isEmpty { prompt = [tokenizer.startOfPrevious] + previous.suffix(model.dimensions.textContext / 2 - 1) }
+            if !previous.isEmpty {
+                prompt = [tokenizer.startOfPrevious] + previous.suffix(model.dimensions.textContext / 2 - 1)
+            }
             prompt += startSequence
             if options.withoutTimestamps { prompt.append(tokenizer.noTimestamps) }
 
@@ -218,13 +221,18 @@ public final class WhisperTranscriber {
                 ? .sample(temperature: temperature, count: options.bestOf, seed: seed &* 1_000_003 &+ UInt64(attempt))
                 : (options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
             let result = try search.run(prompt: prompt, strategy: strategy)
-            let best = result.hypotheses.first ?? WhisperSearch.Hypothesis(tokens: [], logProbability: 0, score: 0, tokenLogProbabilities: [])
+            let best =
+                result.hypotheses.first
+                ?? WhisperSearch.Hypothesis(tokens: [], logProbability: 0, bias: 0, score: 0, tokenLogProbabilities: [])
             let length = Double(best.tokens.count)
-            let cumulative = Double(best.score) * pow(length, options.lengthPenalty)
+            // The model's own Σ log p (faster-whisper recovers it from the score), without the bias.
+            let cumulative = Double(best.score) * pow(length, options.lengthPenalty) - Double(best.bias)
             let decoded = Decoded(
-                tokens: best.tokens, averageLogProbability: cumulative / (length + 1), noSpeech: result.noSpeechProbability,
+                tokens: best.tokens, averageLogProbability: cumulative / (length + 1),
+                noSpeech: result.noSpeechProbability,
                 temperature: temperature,
-                compressionRatio: Self.compressionRatio(model.tokenizer.decode(best.tokens).trimmingCharacters(in: .whitespaces)))
+                compressionRatio: Self.compressionRatio(
+                    model.tokenizer.decode(best.tokens).trimmingCharacters(in: .whitespaces)))
             all.append(decoded)
             var needsFallback = false
             if let threshold = options.compressionRatioThreshold {
@@ -240,7 +248,9 @@ public final class WhisperTranscriber {
             }
             if !needsFallback { return decoded }
         }
-        var chosen = (notRepetitive.isEmpty ? all : notRepetitive).max { $0.averageLogProbability < $1.averageLogProbability }!
+        var chosen = (notRepetitive.isEmpty ? all : notRepetitive).max {
+            $0.averageLogProbability < $1.averageLogProbability
+        }!
         chosen.temperature = lastTemperature
         return chosen
     }
@@ -260,7 +270,10 @@ public final class WhisperTranscriber {
             if let last = tokens.last(where: { $0 >= begin }), last != begin {
                 duration = Double(last - begin) * Self.secondsPerTimestamp
             }
-            return ([WordTiming.Segment(start: timeOffset, end: timeOffset + duration, tokens: tokens)], seek + size, singleEnding)
+            return (
+                [WordTiming.Segment(start: timeOffset, end: timeOffset + duration, tokens: tokens)], seek + size,
+                singleEnding
+            )
         }
         var slices = consecutive
         if singleEnding { slices.append(tokens.count) }

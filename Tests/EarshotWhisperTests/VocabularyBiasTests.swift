@@ -1,0 +1,77 @@
+import EarshotTestTraits
+import Testing
+
+@testable import EarshotWhisper
+
+/// The bias toward a custom vocabulary, on rows of zeros: which tokens gain the bonus, what a word
+/// begun and abandoned gives back, and that ending stays level with going on.
+@Suite(.computing) struct VocabularyBiasTests {
+    let tokenizer: WhisperTokenizer
+    let bias: VocabularyBias
+
+    init() throws {
+        tokenizer = try WhisperFixtures.model().tokenizer
+        bias = try #require(VocabularyBias(words: ["Tartakower", "knight"], bonus: 2, tokenizer: tokenizer))
+    }
+
+    func scores(after generated: [Int]) -> [Float] {
+        var row = [Float](repeating: 0, count: tokenizer.count)
+        row.withUnsafeMutableBufferPointer {
+            bias.apply(to: $0.baseAddress!, count: $0.count, generated: generated[...])
+        }
+        return row
+    }
+
+    @Test func aWordsFirstTokenGainsTheBonusInEveryForm() throws {
+        let row = scores(after: [])
+        for form in [" Tartakower", " tartakower", " knight", " Knight"] {
+            let first = try #require(tokenizer.encode(form).first)
+            #expect(row[first] == 2, "\(form)")
+        }
+        let firsts = Set([" Tartakower", " tartakower", " knight", " Knight"].map { tokenizer.encode($0)[0] })
+        #expect(Set(row.indices.filter { $0 < tokenizer.endOfText && row[$0] != 0 }) == firsts)
+        // Ending stands level with starting a word.
+        #expect(row[tokenizer.endOfText] == 2 && row[tokenizer.timestampBegin + 10] == 2)
+    }
+
+    @Test func aWordBegunGainsForEachTokenAndGivesItAllBackWhenAbandoned() throws {
+        let spelled = tokenizer.encode(" Tartakower")
+        try #require(spelled.count >= 3, "the test needs a word of several tokens")
+        let begun = Array(spelled.prefix(2))
+        let row = scores(after: [50, 60] + begun)
+        // Continuing gains the bonus; anything else gives back the two tokens' bonus.
+        #expect(row[spelled[2]] == 2)
+        let period = tokenizer.encode(".")[0]
+        #expect(row[period] == -4)
+        #expect(row[tokenizer.endOfText] == -2)
+        // Starting another vocabulary word instead: the refund, and that word's own bonus.
+        #expect(row[tokenizer.encode(" knight")[0]] == -2)
+    }
+
+    @Test func aFinishedWordOwesNothing() {
+        let row = scores(after: tokenizer.encode(" The knight"))
+        #expect(row[tokenizer.encode(".")[0]] == 0)
+        #expect(row[tokenizer.encode(" knight")[0]] == 2)
+    }
+
+    @Test func aWordBegunThreeTimesInTheWindowGainsNoMore() {
+        let knight = tokenizer.encode(" knight")[0]
+        let comma = tokenizer.encode(",")[0]
+        #expect(scores(after: [knight, comma, knight, comma])[knight] == 2)
+        #expect(scores(after: [knight, comma, knight, comma, knight, comma])[knight] == 0)
+        // Other words keep theirs.
+        #expect(scores(after: [knight, comma, knight, comma, knight, comma])[tokenizer.encode(" Knight")[0]] == 2)
+    }
+
+    @Test func timestampsEndAWord() {
+        let spelled = tokenizer.encode(" Tartakower")
+        // A timestamp after the word's first token: the word is not in progress any more.
+        let row = scores(after: [spelled[0], tokenizer.timestampBegin + 10])
+        #expect(row[tokenizer.encode(".")[0]] == 0)
+    }
+
+    @Test func noWordsOrNoBonusIsNoBias() {
+        #expect(VocabularyBias(words: [], bonus: 2, tokenizer: tokenizer) == nil)
+        #expect(VocabularyBias(words: ["knight"], bonus: 0, tokenizer: tokenizer) == nil)
+    }
+}
