@@ -43,8 +43,13 @@ struct DecoderSweep: AsyncParsableCommand {
 
     @OptionGroup var decoderOptions: DecoderOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output format: csv or json.", valueName: "format"))
-    var format: DecoderSweepTable.Format = .csv
+    @Option(
+        name: [.customShort("f"), .customLong("format")],
+        help: ArgumentHelp("Output format: csv or json. Default: from -o's extension, else csv.", valueName: "format"))
+    var formatOption: DecoderSweepTable.Format?
+
+    /// --format, else what -o's extension names, else csv.
+    var format: DecoderSweepTable.Format { .resolve(formatOption, output: output, default: .csv) }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (rewritten after every row).")
     var output: String = "-"
@@ -58,6 +63,7 @@ struct DecoderSweep: AsyncParsableCommand {
     @OptionGroup var progressOptions: ProgressOptions
 
     func validate() throws {
+        try DecoderSweepTable.Format.check(formatOption, output: output)
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
         guard !grid.isEmpty else { throw ValidationError("give at least one --grid NAME=V1,V2,…") }
         if resume, output == "-" { throw ValidationError("--resume needs --output FILE (the sweep to continue)") }
@@ -103,4 +109,4 @@ struct DecoderSweep: AsyncParsableCommand {
     }
 }
 
-extension DecoderSweepTable.Format: ExpressibleByArgument {}
+extension DecoderSweepTable.Format: ExpressibleByArgument, FormatFromExtension {}

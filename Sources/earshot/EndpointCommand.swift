@@ -22,7 +22,10 @@ struct Endpoint: ParsableCommand {
               earshot endpoint --rule speech:1.0:0 --rule speech:0.4:4 long.wav
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+    enum Format: String, ExpressibleByArgument, CaseIterable, FormatFromExtension {
+        case text, json
+        var extensions: [String] { self == .text ? ["txt", "text"] : [rawValue] }
+    }
 
     @OptionGroup var input: InputOptions
 
@@ -45,11 +48,18 @@ struct Endpoint: ParsableCommand {
         help: "AT:SECONDS — at media time AT, extend the timeouts by SECONDS (repeatable).")
     var extensions: [String] = []
 
-    @Option(name: .shortAndLong, help: "Output format: text or json.")
-    var format: Format = .text
+    @Option(
+        name: [.customShort("f"), .customLong("format")],
+        help: "Output format: text or json. Default: from -o's extension, else text.")
+    var formatOption: Format?
+
+    /// --format, else what -o's extension names, else text.
+    var format: Format { .resolve(formatOption, output: output, default: .text) }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"
+
+    func validate() throws { try Format.check(formatOption, output: output) }
 
     func run() throws {
         try CommandOutput.check(output)

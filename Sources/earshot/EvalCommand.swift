@@ -43,7 +43,19 @@ struct Eval: AsyncParsableCommand {
               earshot eval --merge parts/eval.*.json --format json -o eval.json
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, partial }
+    enum Format: String, ExpressibleByArgument, CaseIterable, FormatFromExtension {
+        case text, json, partial
+        var extensions: [String] {
+            switch self {
+            case .text: ["txt", "text"]
+            case .json: ["json"]
+            case .partial: []
+            }
+        }
+    }
+
+    /// The report's format: --format, else what -o's extension names, else text.
+    private var reportFormat: Format { .resolve(format, output: output, default: .text) }
 
     // Optional only to the parser: `--detector` takes values up to the next option, so in
     // `eval --detector spectral CORPUS` it takes the corpus too; `validate()` hands that back.
@@ -72,7 +84,8 @@ struct Eval: AsyncParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "Output format: text (a table), json, or partial (for --merge; --shard's). Default text.",
+            "Output format: text (a table), json, or partial (for --merge; --shard's). Default: from -o's "
+                + "extension (.txt, .json), else text.",
             valueName: "format"))
     var format: Format?
 
@@ -115,6 +128,7 @@ struct Eval: AsyncParsableCommand {
         if corpus == nil, let last = detectorNames.last, DetectorKind(rawValue: last) == nil {
             corpus = detectorNames.removeLast()
         }
+        try Format.check(format, output: output)
         if !merge.isEmpty { return try validateMerge() }
         guard corpus != nil else { throw ValidationError("Missing expected argument '<corpus>'") }
         if shardOptions.text != nil, let format, format != .partial {
@@ -217,7 +231,7 @@ struct Eval: AsyncParsableCommand {
         let output = try CommandOutput(path: output)
         var documents: [EvaluationDocument] = []
         for group in scores.reports() {
-            switch format ?? .text {
+            switch reportFormat {
             case .text, .partial:
                 if let name = group.group { try output.write("\n== \(name)\n") }
                 try output.write(EvaluationTable.render(group.reports, corpus: group.corpus))
@@ -229,7 +243,7 @@ struct Eval: AsyncParsableCommand {
                 documents.append(document)
             }
         }
-        if format == .json {
+        if reportFormat == .json {
             let text =
                 documents.count == 1
                 ? try JSONOutput.encode(documents[0]) : try JSONOutput.encode(EvaluationGroups(groups: documents))

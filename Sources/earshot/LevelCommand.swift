@@ -18,14 +18,21 @@ struct Level: ParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
+    enum Format: String, ExpressibleByArgument, CaseIterable, FormatFromExtension {
         case tsv, csv, json
     }
 
     @OptionGroup var input: InputOptions
 
-    @Option(name: .shortAndLong, help: "Output format: tsv (with a header line), csv or json.")
-    var format: Format = .tsv
+    @Option(
+        name: [.customShort("f"), .customLong("format")],
+        help: "Output format: tsv (with a header line), csv or json. Default: from -o's extension, else tsv.")
+    var formatOption: Format?
+
+    /// --format, else what -o's extension names, else tsv.
+    var format: Format { .resolve(formatOption, output: output, default: .tsv) }
+
+    func validate() throws { try Format.check(formatOption, output: output) }
 
     @Option(help: "Window length in milliseconds of media time.")
     var interval: Int = 100

@@ -66,12 +66,16 @@ struct Sweep: AsyncParsableCommand {
     @OptionGroup var smoothing: SmoothingOptions
     @OptionGroup var endpointing: EndpointingOptions
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, json, partial }
+    enum Format: String, ExpressibleByArgument, CaseIterable, FormatFromExtension {
+        case csv, json, partial
+        var extensions: [String] { self == .partial ? [] : [rawValue] }
+    }
 
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "Output format: csv, json, or partial (for --merge; --shard's). Default csv.", valueName: "format"))
+            "Output format: csv, json, or partial (for --merge; --shard's). Default: from -o's extension, else csv.",
+            valueName: "format"))
     var format: Format?
 
     @OptionGroup var shardOptions: ShardOptions
@@ -85,7 +89,7 @@ struct Sweep: AsyncParsableCommand {
     var writesPartial: Bool { format == .partial || (format == nil && shardOptions.text != nil) }
 
     /// The table's format (csv unless json was asked for).
-    var tableFormat: SweepTable.Format { format == .json ? .json : .csv }
+    var tableFormat: SweepTable.Format { Format.resolve(format, output: output, default: .csv) == .json ? .json : .csv }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (rewritten after every row).")
     var output: String = "-"
@@ -108,6 +112,7 @@ struct Sweep: AsyncParsableCommand {
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
+        try Format.check(format, output: output)
         if !merge.isEmpty { return try validateMerge() }
         guard corpus != nil else { throw ValidationError("Missing expected argument '<corpus>'") }
         guard !grid.isEmpty else { throw ValidationError("give at least one --grid NAME=VALUES") }

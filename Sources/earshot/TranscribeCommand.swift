@@ -12,6 +12,10 @@ import EarshotVAD
 import EarshotWhisper
 import Foundation
 
+extension TranscriptFormat: FormatFromExtension {
+    var extensions: [String] { self == .text ? ["txt", "text"] : [rawValue] }
+}
+
 extension TranscriptFormat: ExpressibleByArgument {
     /// `txt`, the earlier name of `text`, is still accepted.
     public init?(argument: String) {
@@ -76,8 +80,13 @@ struct Transcribe: AsyncParsableCommand {
 
     @OptionGroup var layout: InputLayoutOptions
 
-    @Option(name: .shortAndLong, help: "Output format: text (txt), json, srt or vtt.")
-    var format: TranscriptFormat = .text
+    @Option(
+        name: [.customShort("f"), .customLong("format")],
+        help: "Output format: text (txt), json, srt or vtt. Default: from -o's extension, else text.")
+    var formatOption: TranscriptFormat?
+
+    /// --format, else what -o's extension names, else text.
+    var format: TranscriptFormat { .resolve(formatOption, output: output, default: .text) }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"
@@ -118,6 +127,7 @@ struct Transcribe: AsyncParsableCommand {
     @OptionGroup var shardOptions: ShardOptions
 
     func validate() throws {
+        try TranscriptFormat.check(formatOption, output: output)
         try shardOptions.refuseStandardInput(files)
         guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
         if files.filter({ $0 == InputPath.standardStream }).count > 1 {

@@ -31,8 +31,11 @@ struct VAD: ParsableCommand {
               earshot vad --format nemo talk.wav > segments.jsonl
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
+    enum Format: String, ExpressibleByArgument, CaseIterable, FormatFromExtension {
         case csv, json, rttm, audacity, probs, segments, nemo
+
+        /// Only csv, json and rttm have an extension of their own.
+        var extensions: [String] { [.csv, .json, .rttm].contains(self) ? [rawValue] : [] }
 
         /// Formats that hold several files in one document.
         var holdsSeveralFiles: Bool { [.json, .rttm, .segments, .nemo].contains(self) }
@@ -50,8 +53,15 @@ struct VAD: ParsableCommand {
 
     @OptionGroup var smoothing: SmoothingOptions
 
-    @Option(name: .shortAndLong, help: "Output format: csv, json, rttm, audacity, probs, segments or nemo.")
-    var format: Format = .csv
+    @Option(
+        name: [.customShort("f"), .customLong("format")],
+        help: ArgumentHelp(
+            "Output format: csv, json, rttm, audacity, probs, segments or nemo. Default: from -o's extension "
+                + "(.csv, .json, .rttm), else csv."))
+    var formatOption: Format?
+
+    /// --format, else what -o's extension names, else csv.
+    var format: Format { .resolve(formatOption, output: output, default: .csv) }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"
@@ -69,6 +79,7 @@ struct VAD: ParsableCommand {
     @OptionGroup var progressOptions: ProgressOptions
 
     func validate() throws {
+        try Format.check(formatOption, output: output)
         if shardOptions.text != nil, out == nil {
             throw ValidationError(
                 "--shard needs --out DIR: each shard writes its own files' NAME.csv and NAME.prob there")
