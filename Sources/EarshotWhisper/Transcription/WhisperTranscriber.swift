@@ -39,6 +39,10 @@ public final class WhisperTranscriber {
     private let encoder: WhisperEncoder
     private var decoder: WhisperDecoder
     private let window: UnsafeMutablePointer<Float>
+    /// The vocabulary bias last built, and the words and bonus it was built from: a service or a long
+    /// recording calls ``transcribe(_:options:isCancelled:)`` once per segment with the same options,
+    /// and tokenizing a large vocabulary each time would repeat the same work.
+    private var bias: (words: [String], bonus: Double, value: VocabularyBias?)?
 
     /// Mel frames per second (10 ms hop) and per timestamp token (20 ms).
     static let framesPerSecond = 100.0
@@ -82,7 +86,7 @@ public final class WhisperTranscriber {
                 suppressedAtBegin: options.suppressBlank ? model.suppressedAtBegin : [],
                 timestamps: !options.withoutTimestamps,
                 maxInitialTimestampIndex: Int((options.maxInitialTimestamp / Self.secondsPerTimestamp).rounded())),
-            bias: VocabularyBias(words: options.vocabulary, bonus: options.vocabularyBonus, tokenizer: tokenizer),
+            bias: vocabularyBias(options),
             lengthPenalty: options.lengthPenalty, isCancelled: isCancelled)
         defer { search.deallocate() }
 
@@ -158,6 +162,15 @@ public final class WhisperTranscriber {
             }
         }
         return segments
+    }
+
+    /// The bias `options` ask for, built once for each vocabulary and bonus.
+    private func vocabularyBias(_ options: WhisperOptions) -> VocabularyBias? {
+        if let bias, bias.words == options.vocabulary, bias.bonus == options.vocabularyBonus { return bias.value }
+        let value = VocabularyBias(
+            words: options.vocabulary, bonus: options.vocabularyBonus, tokenizer: model.tokenizer)
+        bias = (options.vocabulary, options.vocabularyBonus, value)
+        return value
     }
 
     /// The first window of `samples` decoded once at temperature 0 with `options`' search and prompt
