@@ -15,7 +15,7 @@ import Foundation
 private let sileroModels: DetectorModels = {
     let path = SileroModel.locate(
         explicitPath: nil, environment: ProcessInfo.processInfo.environment,
-        searchRoots: [FileManager.default.currentDirectoryPath])
+        places: ModelSearch.places())
     guard let path, let model = try? SileroModel(path: path) else {
         FileHandle.standardError.write(Data("VAD benchmarks: no Silero model (make models); silero left out\n".utf8))
         return .none
@@ -34,7 +34,9 @@ func registerVADBenchmarks(speech16k: [AudioBuffer]) {
         Benchmark("VAD \(kind) 16k via VADStage") { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(
-                    try detectedFrames(speech16k, with: try VADStage(detector: kind.makeDetector(sampleRate: 16_000, models: sileroModels))))
+                    try detectedFrames(
+                        speech16k,
+                        with: try VADStage(detector: kind.makeDetector(sampleRate: 16_000, models: sileroModels))))
             }
         }
     }

@@ -13,7 +13,7 @@ import Foundation
 
 func registerWhisperBenchmarks() {
     let found = WhisperModel.locate(
-        explicitPath: nil, environment: ProcessInfo.processInfo.environment, searchRoots: ModelSearch.defaultRoots)
+        explicitPath: nil, environment: ProcessInfo.processInfo.environment, places: ModelSearch.places())
     guard let directory = found, let model = try? WhisperModel(directory: directory) else {
         print("Whisper benchmarks skipped: no model (\(WhisperModel.installHint))")
         return

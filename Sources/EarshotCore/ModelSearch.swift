@@ -1,32 +1,102 @@
 import Foundation
 
-/// Where Earshot looks for model files it did not get a path to: under each search root, or any folder
-/// above it. `make models` puts them in the repository's `.earshot/models/`, so a binary built there
-/// (`.build/release/earshot`) or run from there finds them by walking up.
+/// Where Earshot looks for a model it was not given a path to: the model folders below, in this order,
+/// each holding one folder per model (`silero-vad/`, `whisper-tiny.en/`, as ``ModelCatalogue`` names them).
+///
+/// 1. `$XDG_DATA_HOME/earshot/models` (`~/.local/share/earshot/models` when unset), where
+///    `earshot models fetch` puts them for one user;
+/// 2. `share/earshot/models` beside the running binary's `bin/` folder, where `make install` puts them
+///    (so `/usr/local/bin/earshot` looks in `/usr/local/share/earshot/models`, and a copy staged with
+///    `DESTDIR` looks in its own tree);
+/// 3. the repository's `.earshot/models`, in or above the current folder or the binary's, where
+///    `make models` puts them (so `.build/release/earshot` finds them from anywhere in the checkout).
+///
+/// A command's own flag (`--vad-model`, `--whisper-model`), its environment variable and the config
+/// file come before all three; the model types' `locate` functions apply them.
 public enum ModelSearch {
-    /// The current folder and the running binary's folder.
-    public static var defaultRoots: [String] {
-        var roots = [FileManager.default.currentDirectoryPath]
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            roots.append((executable as NSString).deletingLastPathComponent)
-        } else if let first = CommandLine.arguments.first, first.contains("/") {
-            roots.append(((first as NSString).standardizingPath as NSString).deletingLastPathComponent)
-        }
-        return roots
+    /// Which rule of the search a model folder comes from.
+    public enum Origin: String, Sendable, Codable {
+        case userData = "user data"
+        case installation
+        case repository
     }
 
-    /// The first `root/…/relativePath` that is readable, from each root upwards; nil if none.
-    public static func find(_ relativePath: String, under roots: [String]) -> String? {
-        for root in roots where !root.isEmpty {
+    /// One model folder and the rule it comes from.
+    public struct Place: Sendable, Equatable, Codable {
+        public let folder: String
+        public let origin: Origin
+
+        public init(_ folder: String, _ origin: Origin) {
+            self.folder = folder
+            self.origin = origin
+        }
+    }
+
+    /// The repository's model folder, relative to its root.
+    public static let repositoryFolder = ".earshot/models"
+
+    /// The model folders in search order for this process (the folders need not exist).
+    public static func places() -> [Place] {
+        places(
+            environment: ProcessInfo.processInfo.environment, executable: runningExecutable,
+            workingDirectory: FileManager.default.currentDirectoryPath)
+    }
+
+    /// The model folders in search order (the folders need not exist): see the type's description.
+    public static func places(environment: [String: String], executable: String?, workingDirectory: String) -> [Place] {
+        var places: [Place] = []
+        if let data = userDataFolder(environment: environment) { places.append(Place(data, .userData)) }
+        let binaryFolder = executable.map { ($0 as NSString).deletingLastPathComponent }
+        if let binaryFolder, !binaryFolder.isEmpty {
+            let prefix = (binaryFolder as NSString).deletingLastPathComponent
+            places.append(Place((prefix.isEmpty ? "/" : prefix) + "/share/earshot/models", .installation))
+        }
+        places += repositoryPlaces(under: [workingDirectory] + (binaryFolder.map { [$0] } ?? []))
+        var seen = Set<String>()
+        return places.filter { seen.insert($0.folder).inserted }
+    }
+
+    /// `$XDG_DATA_HOME/earshot/models`, or `$HOME/.local/share/earshot/models` when the variable is unset,
+    /// empty or relative (as the XDG Base Directory specification says to treat it); nil without either.
+    public static func userDataFolder(environment: [String: String]) -> String? {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/earshot/models" }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return (home == "/" ? "" : home) + "/.local/share/earshot/models"
+    }
+
+    /// The first existing `.earshot/models` in or above each of `roots`.
+    public static func repositoryPlaces(under roots: [String]) -> [Place] {
+        roots.compactMap { root -> Place? in
+            guard !root.isEmpty else { return nil }
             var folder = root
             while true {
-                let candidate = (folder.hasSuffix("/") ? folder : folder + "/") + relativePath
-                if access(candidate, R_OK) == 0 { return candidate }
-                guard let parent = parentFolder(of: folder) else { break }
+                let candidate = (folder.hasSuffix("/") ? folder : folder + "/") + repositoryFolder
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate, isDirectory: &isFolder), isFolder.boolValue {
+                    return Place(candidate, .repository)
+                }
+                guard let parent = parentFolder(of: folder) else { return nil }
                 folder = parent
             }
         }
+    }
+
+    /// The first readable `place/relativePath` (e.g. `silero-vad/silero_vad.onnx`), with its place; nil if none.
+    public static func find(_ relativePath: String, in places: [Place]) -> (path: String, place: Place)? {
+        for place in places {
+            let candidate = place.folder + "/" + relativePath
+            if access(candidate, R_OK) == 0 { return (candidate, place) }
+        }
         return nil
+    }
+
+    /// The running binary, from `/proc/self/exe` (so a symlink on `PATH` leads to the real install).
+    public static var runningExecutable: String? {
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return executable
+        }
+        guard let first = CommandLine.arguments.first, first.contains("/") else { return nil }
+        return (first as NSString).standardizingPath
     }
 
     /// `/a/b` → `/a`, `/a` → `/`, `/` → nil; relative paths stop at their first component.

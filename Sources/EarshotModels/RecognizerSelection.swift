@@ -9,18 +9,19 @@ public import EarshotWhisper
 public enum RecognizerSelection {
     /// The model the options name: `requested` (nil for the default rule), the Whisper folder from
     /// `whisperModel` (the `--whisper-model` flag), `EARSHOT_WHISPER_MODEL` in `environment` or the
-    /// search under `searchRoots`, decoded with `whisperOptions`; PocketSphinx with `pocketSphinx`.
+    /// search of `places` (``ModelSearch``), decoded with `whisperOptions`; PocketSphinx with `pocketSphinx`.
     public static func resolve(
         _ requested: RecognizerKind?, whisperModel: String? = nil, environment: [String: String],
-        searchRoots: [String] = ModelSearch.defaultRoots, whisperOptions: WhisperOptions = WhisperOptions(),
+        places: [ModelSearch.Place] = ModelSearch.places(), whisperOptions: WhisperOptions = WhisperOptions(),
         pocketSphinx: PocketSphinxConfiguration = .default, note: (String) -> Void
     ) throws -> EmbeddedRecognizerModel {
         if requested == .pocketsphinx { return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx)) }
         let directory = WhisperModel.locate(
-            explicitPath: whisperModel, environment: environment, searchRoots: searchRoots)
+            explicitPath: whisperModel, environment: environment, places: places)
         guard let directory else {
             if requested == .whisper {
-                throw EarshotError(.modelUnavailable, "--recognizer whisper: model not found; \(WhisperModel.installHint)")
+                throw EarshotError(
+                    .modelUnavailable, "--recognizer whisper: model not found; \(WhisperModel.installHint)")
             }
             note("no Whisper model found, recognizing with PocketSphinx (\(WhisperModel.installHint))")
             return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))

@@ -11,7 +11,7 @@ struct VADModelOptions: ParsableArguments {
         name: .customLong("vad-model"),
         help: ArgumentHelp(
             "Silero VAD's silero_vad.onnx (default: $\(SileroModel.environmentVariable), then "
-                + "\(SileroModel.defaultRelativePath) in or above the current folder or the earshot binary's).",
+                + "\(SileroModel.relativePath) in the model folders `earshot models` lists; none turns it off).",
             valueName: "path"))
     var vadModel: String?
 
@@ -37,7 +37,7 @@ struct VADModelOptions: ParsableArguments {
     /// fallback on stderr. A model that is found but unreadable always throws (exit 3).
     private func load(required: Bool) throws -> DetectorModels {
         let path = SileroModel.locate(
-            explicitPath: vadModel, environment: ProcessInfo.processInfo.environment, searchRoots: Self.searchRoots)
+            explicitPath: vadModel, environment: ProcessInfo.processInfo.environment, places: ModelSearch.places())
         guard let path else {
             let environment = ProcessInfo.processInfo.environment[SileroModel.environmentVariable]
             let turnedOff = (vadModel ?? environment) == SileroModel.disabled
@@ -52,16 +52,13 @@ struct VADModelOptions: ParsableArguments {
             // Turned off on purpose: the fallback is what was asked for, not news.
             if !turnedOff {
                 Messages.write(
-                    "no Silero VAD model found, using the spectral detector (\(SileroModel.installHint))", level: "note")
+                    "no Silero VAD model found, using the spectral detector (\(SileroModel.installHint))", level: "note"
+                )
             }
             return .none
         }
         return DetectorModels(silero: try SileroModel(path: path))
     }
-
-    /// The current folder and the folder of the running binary (so `.build/release/earshot` finds the
-    /// repository's `.earshot/` from anywhere).
-    static var searchRoots: [String] { ModelSearch.defaultRoots }
 
     /// `--detector`'s help: every detector with its summary, and the default rule.
     static let detectorHelp = ArgumentHelp(

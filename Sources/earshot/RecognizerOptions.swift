@@ -23,7 +23,7 @@ struct RecognizerOptions: ParsableArguments {
         help: ArgumentHelp(
             "A Whisper model folder in CTranslate2's format (model.bin, config.json, vocabulary.txt, "
                 + "tokenizer.json), as faster-whisper uses. Default: $\(WhisperModel.environmentVariable), then "
-                + "\(WhisperModel.defaultRelativePath) in or above the current folder or the earshot binary's.",
+                + "\(WhisperModel.folderName)/ in the model folders `earshot models` lists.",
             valueName: "dir"))
     var whisperModel: String?
 

@@ -14,7 +14,8 @@ enum SileroFixtures {
     static func modelPath() throws -> String {
         guard
             let path = SileroModel.locate(
-                explicitPath: nil, environment: ProcessInfo.processInfo.environment, searchRoots: [repository.path])
+                explicitPath: nil, environment: ProcessInfo.processInfo.environment,
+                places: ModelSearch.repositoryPlaces(under: [repository.path]))
         else {
             throw EarshotError(.modelUnavailable, "silero VAD model not found; \(SileroModel.installHint)")
         }

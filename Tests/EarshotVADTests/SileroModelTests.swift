@@ -1,6 +1,6 @@
 import EarshotCore
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -70,11 +70,20 @@ import Testing
 
     @Test func locateFollowsFlagThenVariableThenTheRepository() throws {
         let root = SileroFixtures.repository.path
-        let found = SileroModel.locate(explicitPath: nil, environment: [:], searchRoots: [root + "/Sources/EarshotVAD"])
-        #expect(found == root + "/" + SileroModel.defaultRelativePath)
-        #expect(SileroModel.locate(explicitPath: "/a.onnx", environment: ["EARSHOT_VAD_MODEL": "/b"], searchRoots: []) == "/a.onnx")
-        #expect(SileroModel.locate(explicitPath: nil, environment: ["EARSHOT_VAD_MODEL": "/b"], searchRoots: [root]) == "/b")
-        #expect(SileroModel.locate(explicitPath: nil, environment: ["EARSHOT_VAD_MODEL": "none"], searchRoots: [root]) == nil)
-        #expect(SileroModel.locate(explicitPath: nil, environment: [:], searchRoots: ["/proc/self"]) == nil)
+        let repository = ModelSearch.repositoryPlaces(under: [root])
+        let found = SileroModel.locate(
+            explicitPath: nil, environment: [:],
+            places: ModelSearch.repositoryPlaces(under: [root + "/Sources/EarshotVAD"]))
+        #expect(found == root + "/.earshot/models/" + SileroModel.relativePath)
+        #expect(
+            SileroModel.locate(explicitPath: "/a.onnx", environment: ["EARSHOT_VAD_MODEL": "/b"], places: [])
+                == "/a.onnx")
+        #expect(
+            SileroModel.locate(explicitPath: nil, environment: ["EARSHOT_VAD_MODEL": "/b"], places: repository) == "/b")
+        #expect(
+            SileroModel.locate(explicitPath: nil, environment: ["EARSHOT_VAD_MODEL": "none"], places: repository) == nil
+        )
+        #expect(
+            SileroModel.locate(explicitPath: nil, environment: [:], places: [.init("/proc/self", .userData)]) == nil)
     }
 }

@@ -14,7 +14,8 @@ enum WhisperFixtures {
     static func modelDirectory() throws -> String {
         guard
             let path = WhisperModel.locate(
-                explicitPath: nil, environment: ProcessInfo.processInfo.environment, searchRoots: [repository.path])
+                explicitPath: nil, environment: ProcessInfo.processInfo.environment,
+                places: ModelSearch.repositoryPlaces(under: [repository.path]))
         else {
             throw EarshotError(.modelUnavailable, "Whisper model not found; \(WhisperModel.installHint)")
         }
@@ -52,7 +53,9 @@ enum WhisperFixtures {
             case number(Double)
             init(from decoder: any Decoder) throws {
                 let container = try decoder.singleValueContainer()
-                if let number = try? container.decode(Double.self) { self = .number(number) } else {
+                if let number = try? container.decode(Double.self) {
+                    self = .number(number)
+                } else {
                     self = .text(try container.decode(String.self))
                 }
             }

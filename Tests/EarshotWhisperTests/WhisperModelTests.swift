@@ -71,22 +71,33 @@ import Testing
     }
 
     @Test func aMissingFolderIsRefusedNamingTheFile() {
-        #expect(loadError("/nonexistent/whisper") == "/nonexistent/whisper/model.bin: cannot read the file (missing or unreadable)")
+        #expect(
+            loadError("/nonexistent/whisper")
+                == "/nonexistent/whisper/model.bin: cannot read the file (missing or unreadable)")
     }
 
     @Test func theModelIsFoundByFlagThenEnvironmentThenUnderTheRepository() throws {
         let root = WhisperFixtures.repository.path
-        #expect(WhisperModel.locate(explicitPath: "/a", environment: ["EARSHOT_WHISPER_MODEL": "/b"], searchRoots: []) == "/a")
-        #expect(WhisperModel.locate(explicitPath: nil, environment: ["EARSHOT_WHISPER_MODEL": "/b"], searchRoots: [root]) == "/b")
+        let repository = ModelSearch.repositoryPlaces(under: [root])
         #expect(
-            WhisperModel.locate(explicitPath: nil, environment: [:], searchRoots: [root + "/Sources/EarshotWhisper"])
+            WhisperModel.locate(explicitPath: "/a", environment: ["EARSHOT_WHISPER_MODEL": "/b"], places: []) == "/a")
+        #expect(
+            WhisperModel.locate(explicitPath: nil, environment: ["EARSHOT_WHISPER_MODEL": "/b"], places: repository)
+                == "/b")
+        #expect(
+            WhisperModel.locate(
+                explicitPath: nil, environment: [:],
+                places: ModelSearch.repositoryPlaces(under: [root + "/Sources/EarshotWhisper"]))
                 == root + "/.earshot/models/whisper-tiny.en")
-        #expect(WhisperModel.locate(explicitPath: nil, environment: [:], searchRoots: ["/nonexistent"]) == nil)
+        #expect(
+            WhisperModel.locate(
+                explicitPath: nil, environment: [:], places: ModelSearch.repositoryPlaces(under: ["/nonexistent"]))
+                == nil)
     }
 
     @Test func withoutAWhisperModelPocketSphinxTakesOverSayingSoInOneLine() throws {
         var notes: [String] = []
-        let fallback = try RecognizerSelection.resolve(nil, environment: [:], searchRoots: ["/nonexistent"]) {
+        let fallback = try RecognizerSelection.resolve(nil, environment: [:], places: []) {
             notes.append($0)
         }
         #expect(fallback.kind == .pocketsphinx && fallback.id == "pocketsphinx-en-us")
@@ -95,7 +106,9 @@ import Testing
         let directory = try brokenCopy { $0.prefix(1000) }
         defer { directory.remove() }
         notes = []
-        let broken = try RecognizerSelection.resolve(nil, whisperModel: directory.path, environment: [:]) { notes.append($0) }
+        let broken = try RecognizerSelection.resolve(nil, whisperModel: directory.path, environment: [:]) {
+            notes.append($0)
+        }
         #expect(broken.kind == .pocketsphinx)
         #expect(notes.count == 1 && notes[0].contains("model.bin: expected a CTranslate2 model file"), "\(notes)")
         #expect(notes.first?.hasSuffix("; recognizing with PocketSphinx instead") == true)
@@ -103,7 +116,9 @@ import Testing
         #expect(throws: EarshotError.self, "asked for explicitly, a broken Whisper is an error") {
             try RecognizerSelection.resolve(.whisper, whisperModel: directory.path, environment: [:]) { _ in }
         }
-        let found = try RecognizerSelection.resolve(nil, environment: [:], searchRoots: [WhisperFixtures.repository.path]) {
+        let found = try RecognizerSelection.resolve(
+            nil, environment: [:], places: ModelSearch.repositoryPlaces(under: [WhisperFixtures.repository.path])
+        ) {
             notes.append($0)
         }
         #expect(found.kind == .whisper && found.id == "whisper-tiny.en" && !found.supportsGrammars)

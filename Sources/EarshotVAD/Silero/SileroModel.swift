@@ -2,8 +2,8 @@ import EarshotCore
 
 /// The weights of Silero VAD v6's 16 kHz network, read from the `silero_vad.onnx` that the PyPI package
 /// `silero-vad` (MIT licence, https://github.com/snakers4/silero-vad) ships. Weights are never part of
-/// Earshot: `make models` unpacks the package's wheel into `.earshot/models/silero-vad/` (see
-/// ``SileroModel/locate(explicitPath:environment:searchRoots:)``).
+/// Earshot: `make models` or `earshot models fetch` unpacks the package's wheel into a model folder (see
+/// ``SileroModel/locate(explicitPath:environment:places:)``).
 ///
 /// The file is read with Earshot's own protobuf reader; the 16 kHz network is the `then_branch` of the
 /// graph's top-level `If (sr == 16000)`, whose 15 float `Constant` nodes are the PyTorch parameters
@@ -15,12 +15,12 @@ import EarshotCore
 public final class SileroModel: @unchecked Sendable {  // immutable after init: storage is never written again
     /// Environment variable that names the model file, overriding the default search.
     public static let environmentVariable = "EARSHOT_VAD_MODEL"
-    /// Where `make models` puts the file, relative to the repository (or any search root).
-    public static let defaultRelativePath = ".earshot/models/silero-vad/silero_vad.onnx"
+    /// The file's path inside a model folder (``ModelSearch``).
+    public static let relativePath = ModelCatalogue.sileroVAD.markerPath
     /// One line telling a user how to get the model.
     public static let installHint =
-        "run `make models` in the Earshot repository (it unpacks silero_vad.onnx from the PyPI package "
-        + "silero-vad into \(defaultRelativePath)), or pass --vad-model PATH / set \(environmentVariable)"
+        "run `earshot models fetch` (it unpacks silero_vad.onnx from the PyPI package silero-vad; `make models` "
+        + "does the same in a checkout), or pass --vad-model PATH / set \(environmentVariable)"
 
     /// The file the weights were read from.
     public let path: String
@@ -80,7 +80,8 @@ public final class SileroModel: @unchecked Sendable {  // immutable after init: 
         for (name, dims) in Self.expectedTensors {
             let found = constants.tensors.first { $0.key == name || $0.key.hasSuffix("__" + name) }?.value
             guard let tensor = found else {
-                throw failure("expected a float constant \(name) \(dims) in the 16 kHz branch; not found (not Silero VAD v6?)")
+                throw failure(
+                    "expected a float constant \(name) \(dims) in the 16 kHz branch; not found (not Silero VAD v6?)")
             }
             let count = Int(dims.reduce(1, *))
             guard tensor.dataType == 1, tensor.dims == dims, tensor.values.count == count else {
