@@ -7,7 +7,8 @@ import PackageDescription
 // existentials are spelled `any P`; a member is used only from a module the file imports (as Hummingbird
 // builds).
 let strictSwift6: [SwiftSetting] = [
-    .swiftLanguageMode(.v6), .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("ExistentialAny"),
+    .swiftLanguageMode(.v6), .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
@@ -48,6 +49,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The CLI's config file (YAML or JSON) and EARSHOT_… variables; Yams lists a file's keys so unknown
+        // ones are refused by name.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // System-library shims: a module map and pkg-config name each, no Swift.
@@ -98,7 +103,8 @@ let package = Package(
             ], swiftSettings: strictSwift6),
         // Whisper: our reader of CTranslate2's model files and our inference, a Recognizer.
         .target(
-            name: "EarshotWhisper", dependencies: ["EarshotCore", "EarshotRecognizer", "COpenBLAS", "CZlib", "CWhisperKernels"],
+            name: "EarshotWhisper",
+            dependencies: ["EarshotCore", "EarshotRecognizer", "COpenBLAS", "CZlib", "CWhisperKernels"],
             swiftSettings: strictSwift6),
         // The embedded recognizers a process can load (Whisper, PocketSphinx): where their models are
         // found, which one is chosen, and the factory every command and the service make them with.
@@ -170,7 +176,8 @@ let package = Package(
         // Live capture for one interaction (resampler → level → encoder and chunker beside VAD →
         // smoother → endpointer), below and without the HTTP client.
         // Speech synthesis, a source of the pipeline: text or SSML into audio through Flite and eSpeak NG.
-        .target(name: "EarshotSynthesis", dependencies: ["EarshotCore", "CEspeakNG", "CFlite"], swiftSettings: strictSwift6),
+        .target(
+            name: "EarshotSynthesis", dependencies: ["EarshotCore", "CEspeakNG", "CFlite"], swiftSettings: strictSwift6),
         .target(
             name: "EarshotCapture", dependencies: ["EarshotCore", "EarshotDSP", "EarshotVAD", "EarshotCodecs"],
             swiftSettings: strictSwift6),
@@ -212,6 +219,9 @@ let package = Package(
                 "EarshotTranscription", "EarshotServiceTranscription", "EarshotLab", "EarshotLoad", "EarshotServer",
                 "EarshotClient", "EarshotWhisper", "EarshotModels", "EarshotBLAS", "EarshotSynthesis", "EarshotCapture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift6),
 
@@ -219,10 +229,12 @@ let package = Package(
             name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotIOTests", dependencies: ["EarshotCore", "EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits"],
+            name: "EarshotIOTests",
+            dependencies: ["EarshotCore", "EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotDSPTests", dependencies: ["EarshotCore", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            name: "EarshotDSPTests",
+            dependencies: ["EarshotCore", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotRecognizerTests",
@@ -236,7 +248,8 @@ let package = Package(
             dependencies: [
                 "EarshotCore",
                 "EarshotWhisper", "EarshotModels", "EarshotRecognizer", "EarshotIO", "EarshotLab", "EarshotTesting",
-                "EarshotTestTraits", "EarshotBLAS", "CWhisperKernels", .product(name: "Crypto", package: "swift-crypto"),
+                "EarshotTestTraits", "EarshotBLAS", "CWhisperKernels",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
@@ -249,11 +262,16 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotVADTests",
-            dependencies: ["EarshotCore", "EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            dependencies: [
+                "EarshotCore", "EarshotVAD", "EarshotDSP", "EarshotIO", "EarshotTesting", "EarshotTestTraits",
+            ],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotLabTests",
-            dependencies: ["EarshotCore", "EarshotRecognizer", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting", "EarshotTestTraits"],
+            dependencies: [
+                "EarshotCore", "EarshotRecognizer", "EarshotLab", "EarshotVAD", "EarshotIO", "EarshotTesting",
+                "EarshotTestTraits",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotTranscriptionTests",
@@ -272,7 +290,8 @@ let package = Package(
         .testTarget(
             name: "EarshotServerTests",
             dependencies: [
-                "EarshotCore", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "HummingbirdCore", package: "hummingbird"),
+                "EarshotCore", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 "EarshotServer", "EarshotServerTesting", "EarshotWire", "EarshotCodecs", "EarshotDSP", "EarshotIO",
                 "EarshotRecognizer", "EarshotTesting",
                 "EarshotTestTraits",
@@ -292,14 +311,16 @@ let package = Package(
             dependencies: ["EarshotSynthesis", "EarshotCore", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EarshotCLITests", dependencies: ["earshot", "EarshotLab", "EarshotTesting", "EarshotTestTraits"],
+            name: "EarshotCLITests",
+            dependencies: ["earshot", "EarshotCore", "EarshotLab", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
 
         .executableTarget(
             name: "EarshotBenchmarks",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotCodecs", "EarshotVAD", "EarshotTesting",
-                "EarshotCapture", "EarshotRecognizer", "EarshotTranscription", "EarshotWhisper", "CSndFile", "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC",
+                "EarshotCapture", "EarshotRecognizer", "EarshotTranscription", "EarshotWhisper", "CSndFile",
+                "CSpeexDSP", "CSoxr", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EarshotBenchmarks",

@@ -3,6 +3,7 @@ import EarshotBLAS
 import EarshotCore
 import EarshotSynthesis
 import Foundation
+import Synchronization
 
 @main
 struct Earshot: AsyncParsableCommand {
@@ -19,23 +20,34 @@ struct Earshot: AsyncParsableCommand {
             Exit codes: 0 success; 1 usage error; 2 unreadable or invalid input (or an output that \
             cannot be written, or an address the service cannot listen on); 3 recognizer or model error; \
             4 a batch in which some items failed.
+
+            Any option can also be set in a config file (--config FILE, else ~/.config/earshot/config.yaml             over /etc/earshot/config.yaml) or an EARSHOT_<COMMAND>_<OPTION> variable; the command line             wins over both. earshot config --help explains; earshot config show lists them.
             """,
         version: "0.1.0",
         subcommands: [
             Transcribe.self, Listen.self, Info.self, Level.self, VAD.self, Endpoint.self, Eval.self, Sweep.self,
             DecoderSweep.self, CorpusCommand.self, LanguageModelCommand.self, Encode.self, Decode.self, Speak.self,
-            Serve.self, Bench.self,
+            Serve.self, Bench.self, Models.self, ConfigCommand.self,
         ]
     )
 
     /// Runs the command, turning every failure into one line on standard error and a documented exit code.
     static func main() async {
         startAgainWithTheCPUsKernelsIfNeeded()
-        if let unknown = unknownSubcommand(CommandLine.arguments.dropFirst().first) {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        let configFlag = takeConfigFlag(from: &arguments)
+        Settings.invocation.withLock { $0 = (arguments, configFlag) }
+        if let unknown = unknownSubcommand(arguments.first) {
             fail(unknown, status: .usage)
         }
+        let injected: [Settings.Value]
         do {
-            var command = try parseAsRoot()
+            (arguments, injected) = try applySettings(to: arguments, configFlag: configFlag)
+        } catch {
+            exit(reporting: error)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
             InterruptCleanup.install(except: (type(of: command) as? any HandlesSignals.Type)?.handledSignals ?? [])
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
@@ -44,15 +56,60 @@ struct Earshot: AsyncParsableCommand {
             }
             try flushStandardOutput()
         } catch {
-            exit(reporting: error)
+            exit(reporting: error, settings: injected)
         }
+    }
+
+    /// Removes `--config FILE` (or `--config=FILE`) from `arguments`, anywhere before `--`; a `--config`
+    /// with no file is a usage error.
+    static func takeConfigFlag(from arguments: inout [String]) -> String? {
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        if let index = arguments[..<end].firstIndex(where: { $0.hasPrefix("--config=") }) {
+            let value = String(arguments.remove(at: index).dropFirst("--config=".count))
+            return value
+        }
+        guard let index = arguments[..<end].firstIndex(of: "--config") else { return nil }
+        guard index + 1 < end else { fail("--config: expected a config file after it", status: .usage) }
+        let value = arguments[index + 1]
+        arguments.removeSubrange(index...(index + 1))
+        return value
+    }
+
+    /// Adds to `arguments` the options the config files and `EARSHOT_…` variables set for the command
+    /// they run and the command line leaves out (``Settings``), right after the command's name.
+    static func applySettings(to arguments: [String], configFlag: String?) throws -> ([String], [Settings.Value]) {
+        let environment = ProcessInfo.processInfo.environment
+        let tree = CommandTree(of: Earshot.self)
+        let settings = try Settings.load(configFlag: configFlag, environment: environment, tree: tree)
+        Settings.current.withLock { $0 = settings }
+        let (command, consumed) = tree.command(running: arguments)
+        let injections = try settings.injections(for: command, arguments: arguments.dropFirst(consumed))
+        guard !injections.isEmpty else { return (arguments, []) }
+        let values = injections.map(\.0)
+        Settings.injected.withLock { $0 = values }
+        return (Array(arguments.prefix(consumed)) + injections.flatMap(\.1) + arguments.dropFirst(consumed), values)
+    }
+
+    /// `exit(reporting:)`, naming the file or variable when the parser refused a value it set.
+    static func exit(reporting error: any Error, settings: [Settings.Value]) -> Never {
+        if exitCode(for: error) == .validationFailure, !(error is EarshotError) {
+            let message = message(for: error)
+            if let value = settings.first(where: { message.contains("--\($0.key)") }) {
+                fail(
+                    "\(value.origin): \(value.section).\(value.key)=\(value.values.joined(separator: ",")): \(message)",
+                    status: .usage)
+            }
+        }
+        exit(reporting: error)
     }
 
     /// Starts this command again with `OPENBLAS_CORETYPE` set when OpenBLAS loaded kernels older than the
     /// CPU (see ``OpenBLASKernels``): Whisper and Silero then run about twice as fast. Nothing has been
     /// read or written yet; if `execv` fails, the command goes on with the kernels it has.
     static func startAgainWithTheCPUsKernelsIfNeeded() {
-        guard let core = OpenBLASKernels.coreTypeToForce(environment: ProcessInfo.processInfo.environment) else { return }
+        guard let core = OpenBLASKernels.coreTypeToForce(environment: ProcessInfo.processInfo.environment) else {
+            return
+        }
         setenv("OPENBLAS_CORETYPE", core, 1)
         execv("/proc/self/exe", CommandLine.unsafeArgv)
         unsetenv("OPENBLAS_CORETYPE")
@@ -124,7 +181,8 @@ enum ExitStatus: Int32 {
     init(_ code: EarshotError.Code) {
         switch code {
         case .invalidParameter, .invalidURL, .attemptAtReentrancy: self = .usage
-        case .modelUnavailable, .recognizerFailed, .synthesisFailed, .connectionFailure, .noResponseFromServer, .httpError:
+        case .modelUnavailable, .recognizerFailed, .synthesisFailed, .connectionFailure, .noResponseFromServer,
+            .httpError:
             self = .recognizer
         case .canceled: self = .interrupted
         default: self = .invalidInput  // invalidInput, unsupportedFormat, writeFailed, noMicrophone, noAudio, audioTooShort

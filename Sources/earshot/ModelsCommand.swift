@@ -1,0 +1,193 @@
+import ArgumentParser
+import Crypto
+import EarshotCore
+import EarshotVAD
+import EarshotWhisper
+import Foundation
+
+/// `earshot models`: where the default models were found (or not), each pinned file's SHA-256 verdict,
+/// and `earshot models fetch` to install them for an installed binary as `make models` does in a checkout.
+struct Models: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the models Earshot finds, where, and whether each file matches its pinned SHA-256.",
+        discussion: """
+            A model is taken from its flag (--vad-model, --whisper-model, which the config file can set), \
+            else its environment variable ($EARSHOT_VAD_MODEL, $EARSHOT_WHISPER_MODEL), else the first \
+            model folder holding it: $XDG_DATA_HOME/earshot/models (~/.local/share/earshot/models), then \
+            share/earshot/models beside the binary's bin/ (where make install puts them), then the \
+            repository's .earshot/models (where make models puts them).
+
+            Exit status 0 when every model is found and each pinned file matches; 3 when one is missing or \
+            a file found by the search does not match (a model named by flag or variable may be another \
+            model: it is reported as "other", not an error).
+
+            Examples:
+              earshot models
+              earshot models --format json
+              earshot models fetch
+            """,
+        subcommands: [List.self, Fetch.self], defaultSubcommand: List.self)
+}
+
+extension Models {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the models found and verify their files (the default).")
+
+        enum Format: String, ExpressibleByArgument, CaseIterable { case txt, json }
+
+        @Option(
+            name: .customLong("vad-model"),
+            help: ArgumentHelp("Silero VAD's file, as other commands take it.", valueName: "path"))
+        var vadModel: String?
+
+        @Option(
+            name: .customLong("whisper-model"),
+            help: ArgumentHelp("A Whisper model folder, as other commands take it.", valueName: "dir"))
+        var whisperModel: String?
+
+        @Option(name: .shortAndLong, help: "Output format: txt or json.")
+        var format: Format = .txt
+
+        func run() throws {
+            let environment = ProcessInfo.processInfo.environment
+            let places = ModelSearch.places()
+            let reports = [
+                ModelReport.find(
+                    ModelCatalogue.sileroVAD, given: vadModel, flag: "--vad-model",
+                    variable: SileroModel.environmentVariable, environment: environment, places: places,
+                    folderOf: { ($0 as NSString).deletingLastPathComponent }),
+                ModelReport.find(
+                    ModelCatalogue.whisperTinyEn, given: whisperModel, flag: "--whisper-model",
+                    variable: WhisperModel.environmentVariable, environment: environment, places: places,
+                    folderOf: { $0 }),
+            ]
+            switch format {
+            case .txt: print(ModelReport.text(reports, places: places), terminator: "")
+            case .json:
+                print(
+                    try JSONOutput.encode(
+                        ModelsDocument(schemaVersion: JSONOutput.schemaVersion, models: reports, searched: places)),
+                    terminator: "")
+            }
+            if reports.contains(where: \.failed) { throw ExitCode(ExitStatus.recognizer.rawValue) }
+        }
+    }
+}
+
+struct ModelsDocument: Encodable {
+    let schemaVersion: Int
+    let models: [ModelReport]
+    let searched: [ModelSearch.Place]
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", models, searched
+    }
+}
+
+/// One catalogue model: where it was found and each file's verdict.
+struct ModelReport: Encodable {
+    enum Verdict: String, Encodable {
+        /// The file's SHA-256 is the pinned one.
+        case ok
+        /// Not the pinned file, in a folder named by flag or variable (another model, on purpose).
+        case other
+        /// Not the pinned file, in a folder the search found: corrupted or stale.
+        case mismatch
+        case missing
+        /// Kept with the model (licence, metadata) but not pinned.
+        case unpinned
+    }
+
+    struct FileReport: Encodable {
+        let name: String
+        let verdict: Verdict
+        let sha256: String?
+    }
+
+    let name: String
+    let role: String
+    let package: String
+    /// The model's folder, or nil when not found.
+    let folder: String?
+    /// How it was found: the flag, the variable, or a search origin ("user data", "installation", "repository").
+    let origin: String?
+    let files: [FileReport]
+
+    var failed: Bool { folder == nil || files.contains { $0.verdict == .mismatch || $0.verdict == .missing } }
+
+    static func find(
+        _ model: ModelPackage, given: String?, flag: String, variable: String, environment: [String: String],
+        places: [ModelSearch.Place], folderOf: (String) -> String
+    ) -> ModelReport {
+        var folder: String?
+        var origin: String?
+        if let given, !given.isEmpty {
+            (folder, origin) = (folderOf(given), flag)
+        } else if let value = environment[variable], !value.isEmpty {
+            (folder, origin) = (folderOf(value), "$" + variable)
+        } else if let found = ModelSearch.find(model.markerPath, in: places) {
+            (folder, origin) = (found.place.folder + "/" + model.name, found.place.origin.rawValue)
+        }
+        let searched = origin.map { !$0.hasPrefix("-") && !$0.hasPrefix("$") } ?? false
+        let files = folder.map { folder in
+            model.files.map { file -> FileReport in
+                let path = folder + "/" + file.name
+                guard let digest = try? FileDigest.sha256(of: path) else {
+                    // Unpinned files are optional (a folder named by flag need not carry the licence).
+                    return FileReport(name: file.name, verdict: file.sha256 == nil ? .unpinned : .missing, sha256: nil)
+                }
+                guard let pinned = file.sha256 else {
+                    return FileReport(name: file.name, verdict: .unpinned, sha256: digest)
+                }
+                let verdict: Verdict = digest == pinned ? .ok : (searched ? .mismatch : .other)
+                return FileReport(name: file.name, verdict: verdict, sha256: digest)
+            }
+        }
+        let disabled =
+            model.name == ModelCatalogue.sileroVAD.name && given ?? environment[variable] == SileroModel.disabled
+        return ModelReport(
+            name: model.name, role: model.role, package: "\(model.distribution) \(model.version)",
+            folder: disabled ? nil : folder, origin: origin, files: disabled ? [] : files ?? [])
+    }
+
+    static func text(_ reports: [ModelReport], places: [ModelSearch.Place]) -> String {
+        var text = ""
+        for report in reports {
+            text += "\(report.name) (\(report.role); PyPI \(report.package)): "
+            guard let folder = report.folder, let origin = report.origin else {
+                text += "not found\n"
+                continue
+            }
+            text += "\(folder) [\(origin)]\n"
+            for file in report.files {
+                let digest = file.sha256.map { " " + $0 } ?? ""
+                text +=
+                    "  " + file.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+                    + file.verdict.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + digest + "\n"
+            }
+        }
+        text += "searched, in order, after the flags and variables:\n"
+        for place in places {
+            let exists = FileManager.default.fileExists(atPath: place.folder)
+            text += "  \(place.folder) [\(place.origin.rawValue)]\(exists ? "" : " (absent)")\n"
+        }
+        if reports.contains(where: \.failed) {
+            text += "missing or mismatched models: `earshot models fetch` installs them\n"
+        }
+        return text
+    }
+}
+
+/// SHA-256 of a file, read in 4 MiB pieces.
+enum FileDigest {
+    static func sha256(of path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw EarshotError(.invalidInput, "\(path): cannot read the file")
+        }
+        defer { try? handle.close() }
+        var hash = SHA256()
+        while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,119 @@
+import EarshotTestTraits
+import EarshotTesting
+import Foundation
+import Testing
+
+/// The config file and `EARSHOT_…` variables (issue 34): they change commands' defaults, lose to the
+/// command line (and the file to the environment), are refused naming file and key when wrong, and
+/// `earshot serve` reloads its limits from them on SIGHUP.
+@Suite(.serialized, .waiting) struct ConfigurationTests {
+    static let cards = "/usr/share/pocketsphinx/test/data/cards/004.wav"
+
+    /// Runs earshot with `arguments`, no config file but `file` (HOME points at an empty folder, so the
+    /// user's own config is never read) and `environment`.
+    static func earshot(
+        _ arguments: [String], config file: String? = nil, environment: [String: String] = [:], home: TemporaryDirectory
+    ) throws -> ExternalTool.Result {
+        var variables = ["HOME": home.path, "XDG_CONFIG_HOME": home.path + "/.config"]
+        variables.merge(environment) { $1 }
+        return try ExternalTool.run(
+            [ExternalTool.earshotPath] + (file.map { ["--config", $0] } ?? []) + arguments, environment: variables)
+    }
+
+    @Test func aConfigFileSetsDefaultsThatTheEnvironmentAndTheCommandLineOverride() throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let config = try home.write(
+            Array("transcribe:\n  format: json\nvad:\n  detector: energy\nserve:\n  port: 0\n".utf8), to: "earshot.yaml"
+        )
+        let transcribe = ["transcribe", "--recognizer", "pocketsphinx", Self.cards]
+
+        // transcribe: the file's json; the variable's srt over it; the flag's txt over both.
+        let fromFile = try Self.earshot(transcribe, config: config, home: home)
+        #expect(fromFile.status == 0, "\(fromFile.standardError)")
+        #expect((try? JSONSerialization.jsonObject(with: fromFile.standardOutput)) != nil, "\(fromFile.output)")
+        let fromEnvironment = try Self.earshot(
+            transcribe, config: config, environment: ["EARSHOT_TRANSCRIBE_FORMAT": "srt"], home: home)
+        #expect(fromEnvironment.output.hasPrefix("1\n00:00:"), "\(fromEnvironment.output)")
+        let fromFlag = try Self.earshot(
+            transcribe + ["-f", "txt"], config: config, environment: ["EARSHOT_TRANSCRIBE_FORMAT": "srt"], home: home)
+        let plain = try Self.earshot(transcribe, home: home)
+        #expect(fromFlag.status == 0 && fromFlag.output == plain.output, "\(fromFlag.output) vs \(plain.output)")
+        // An output's extension, on the command line, beats the file's format.
+        let srt = home.file("cards.srt")
+        let named = try Self.earshot(transcribe + ["-o", srt], config: config, home: home)
+        #expect(named.status == 0, "\(named.standardError)")
+        #expect(try String(contentsOfFile: srt, encoding: .utf8).hasPrefix("1\n00:00:"))
+
+        // vad: the file's energy detector gives exactly what --detector energy gives, not the default's.
+        let vad = ["vad", Self.cards]
+        let energy = try Self.earshot(vad + ["--detector", "energy"], home: home)
+        let configured = try Self.earshot(vad, config: config, home: home)
+        let spectral = try Self.earshot(vad + ["--detector", "spectral"], home: home)
+        #expect(configured.status == 0 && configured.output == energy.output, "\(configured.standardError)")
+        #expect(energy.output != spectral.output)
+        let overridden = try Self.earshot(vad + ["--detector", "spectral"], config: config, home: home)
+        #expect(overridden.output == spectral.output)
+
+        // The default file is read without --config; config show names each origin.
+        try FileManager.default.createDirectory(
+            atPath: home.path + "/.config/earshot", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: config, toPath: home.path + "/.config/earshot/config.yaml")
+        let shown = try Self.earshot(
+            ["config", "show", "transcribe"], environment: ["EARSHOT_TRANSCRIBE_RECOGNIZER": "pocketsphinx"], home: home
+        )
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(shown.output.contains("# read \(home.path)/.config/earshot/config.yaml"), "\(shown.output)")
+        #expect(shown.output.contains("file:\(home.path)/.config/earshot/config.yaml\ttranscribe.format=json"))
+        #expect(shown.output.contains("env:EARSHOT_TRANSCRIBE_RECOGNIZER\ttranscribe.recognizer=pocketsphinx"))
+        #expect(shown.output.contains("default\ttranscribe.max-segment-duration=25.0"), "\(shown.output)")
+        let everything = try Self.earshot(["config", "show"], home: home)
+        #expect(everything.output.contains("vad.detector=energy") && everything.output.contains("serve.port=0"))
+    }
+
+    @Test func badConfigFilesAreRefusedNamingTheFileAndTheKey() throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let cases: [(yaml: String, arguments: [String], message: String)] = [
+            (
+                "trnscribe:\n  format: json\n", ["vad", Self.cards],
+                "'trnscribe' is not a section (did you mean transcribe?)"
+            ),
+            (
+                "transcribe:\n  formt: json\n", ["vad", Self.cards],
+                "transcribe.formt: transcribe has no option --formt (did you mean format?)"
+            ),
+            (
+                "transcribe:\n  format: [srt, json]\n", ["vad", Self.cards],
+                "transcribe.format: expected a single value"
+            ),
+            ("transcribe: [\n", ["vad", Self.cards], "not valid YAML or JSON"),
+            ("- transcribe\n", ["vad", Self.cards], "expected a mapping of sections"),
+            ("serve:\n  port: abc\n", ["serve"], "serve.port=abc: The value 'abc' is invalid for '--port <port>'"),
+            ("serve:\n  port: 70000\n", ["serve"], "serve.port=70000: --port must be 0–65535"),
+            (
+                "service:\n  secret: s3cr3t\n", ["vad", Self.cards],
+                "service.secret: a secret in a file others can read"
+            ),
+        ]
+        for (index, (yaml, arguments, message)) in cases.enumerated() {
+            let file = try home.write(Array(yaml.utf8), to: "bad\(index).yaml")
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+            let result = try Self.earshot(arguments, config: file, home: home)
+            #expect(result.status == 1, "\(yaml): \(result.standardError)")
+            #expect(result.standardError.contains(file), "\(yaml): \(result.standardError)")
+            #expect(result.standardError.contains(message), "\(yaml): \(result.standardError)")
+            #expect(result.output.isEmpty && !result.standardError.contains("listening"))
+        }
+        // A variable of the wrong type is refused naming the variable.
+        let variable = try Self.earshot(["serve"], environment: ["EARSHOT_SERVE_PORT": "eighty"], home: home)
+        #expect(variable.status == 1 && variable.standardError.contains("$EARSHOT_SERVE_PORT: serve.port=eighty"))
+        let missing = try Self.earshot(["vad", Self.cards], config: home.file("absent.yaml"), home: home)
+        #expect(missing.status == 1 && missing.standardError.contains(home.file("absent.yaml")))
+        // The same secret in a file of mode 600 is accepted.
+        let secret = try home.writeSecret(Array("service:\n  secret: s3cr3t\n".utf8), to: "private.yaml")
+        let shown = try Self.earshot(["config", "show"], config: secret, home: home)
+        #expect(shown.status == 0 && shown.output.contains("service.secret=(secret)"), "\(shown.standardError)")
+        #expect(!shown.output.contains("s3cr3t"))
+    }
+}
