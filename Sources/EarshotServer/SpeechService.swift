@@ -18,7 +18,10 @@ import UnixSignals
 /// (swift-service-lifecycle), which stops it gracefully on SIGINT or SIGTERM: `/health` turns 503,
 /// then new connections are refused and in-flight requests finish.
 public struct SpeechService: Sendable {
+    /// The configuration the service started with (``reload(from:)`` changes the live one).
     public let configuration: ServiceConfiguration
+    /// The configuration the routes read, request by request.
+    let live: LiveConfiguration
     public let authority: TokenAuthority
     public let pools: RecognizerPools
     /// The default model's pool (speechToText's and OpenAI's default).
@@ -37,6 +40,7 @@ public struct SpeechService: Sendable {
     /// in-process services their own, as a separate process would have).
     public init(configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil) {
         self.configuration = configuration
+        live = LiveConfiguration(configuration)
         self.logger = logger
         listener = ServiceListener(logger: logger)
         drainDeadline = DrainDeadline(timeout: configuration.drainTimeout)
@@ -76,17 +80,17 @@ public struct SpeechService: Sendable {
         let router = Router(context: ServiceRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         let upload = UploadRecognition(
-            configuration: configuration, executor: pools.primary.pool.executor, metrics: metrics,
+            live: live, executor: pools.primary.pool.executor, metrics: metrics,
             drainDeadline: drainDeadline)
         let oauth = OAuthRoute(authority: authority)
         let speech = SpeechToTextRoute(
             service: .speechToText, authority: authority, upload: upload, pool: pools.primary, pools: pools,
-            configuration: configuration)
+            live: live)
         let custom = SpeechToTextRoute(
             service: .speechToTextCustom, authority: authority, upload: upload, pool: pools.grammar, pools: pools,
-            configuration: configuration)
+            live: live)
         let openAI = TranscriptionRoute(
-            authority: authority, upload: upload, pools: pools, configuration: configuration)
+            authority: authority, upload: upload, pools: pools, live: live)
         let operations = OperationsRoute(readiness: readiness, metrics: metrics, pools: pools)
         router.get("/health") { request, _ in await operations.health(request) }
         router.get("/metrics") { request, _ in await operations.scrape(request) }
@@ -96,9 +100,9 @@ public struct SpeechService: Sendable {
         }
         router.get("/v1/models") { request, _ in await openAI.models(request) }
         let syntheses = SynthesisAdmission(limit: configuration.maxSyntheses)
-        let openAISpeech = OpenAISpeechRoute(authority: authority, configuration: configuration, admission: syntheses)
+        let openAISpeech = OpenAISpeechRoute(authority: authority, live: live, admission: syntheses)
         router.post("/v1/audio/speech") { request, context in await openAISpeech.speak(request, context: context) }
-        let textToSpeech = TextToSpeechRoute(authority: authority, configuration: configuration, admission: syntheses)
+        let textToSpeech = TextToSpeechRoute(authority: authority, live: live, admission: syntheses)
         router.post("/speech/v3/textToSpeech") { request, context in
             await textToSpeech.respond(request, context: context)
         }
@@ -132,21 +136,29 @@ extension SpeechService {
     public static func logLevel(named name: String) -> Logger.Level? { Logger.Level(rawValue: name.lowercased()) }
 
     /// Serves `configuration` until SIGINT or SIGTERM, logging to standard error at `logLevel`, then
-    /// shuts down gracefully: the listener closes, requests in flight are answered.
+    /// shuts down gracefully: the listener closes, requests in flight are answered. On SIGHUP it calls
+    /// `reload` and takes the reloadable settings (``ServiceConfiguration/reloadableSettings``) and the
+    /// log level it returns, keeping every connection; a `reload` that throws is logged and changes nothing.
     ///
     /// Bootstraps swift-log for the process, so call it once, from a program's entry point.
     public static func runUntilSignalled(
         configuration: ServiceConfiguration, logLevel: Logger.Level = .info,
+        reload: (@Sendable () async throws -> (ServiceConfiguration, Logger.Level))? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
+        let level = LiveLogLevel(logLevel)
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
-            return handler
+            LiveLevelLogHandler(stream: StreamLogHandler.standardError(label: label), level: level)
         }
         let logger = Logger(label: "earshot.service")
         let service = SpeechService(configuration: configuration, logger: logger)
-        let services = try await service.makeServices(onListening: onListening)
+        var services = try await service.makeServices(onListening: onListening)
+        if let reload {
+            // Trapped before the listener opens, so a SIGHUP never finds the default action (exit).
+            let hangUps = await UnixSignalsSequence(trapping: .sighup)
+            services.append(
+                ReloadOnHangUp(service: service, level: level, hangUps: hangUps, reload: reload, logger: logger))
+        }
         var groupConfiguration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         // Past the drain's own deadline (whose recognitions are answered 503 at their next block), the
@@ -166,6 +178,46 @@ extension SpeechService {
                 }
             throw EarshotError(
                 .listenFailed, "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+        }
+    }
+}
+
+extension SpeechService {
+    /// Takes `new`'s reloadable settings (``ServiceConfiguration/reloadableSettings``) into the running
+    /// service: the routes' limits and the token authority's API keys. Returns what changed.
+    @discardableResult
+    public func reload(from new: ServiceConfiguration) -> [String] {
+        let changed = live.reload(from: new)
+        authority.replaceAPIKeys(new.apiKeys)
+        return changed
+    }
+}
+
+/// Reloads the service on each SIGHUP until graceful shutdown begins.
+struct ReloadOnHangUp: Service {
+    let service: SpeechService
+    let level: LiveLogLevel
+    let hangUps: UnixSignalsSequence
+    let reload: @Sendable () async throws -> (ServiceConfiguration, Logger.Level)
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { [hangUps] in
+            for await _ in hangUps {
+                do {
+                    let (configuration, logLevel) = try await reload()
+                    var changed = service.reload(from: configuration)
+                    if level.value != logLevel {
+                        level.value = logLevel
+                        changed.append("log-level")
+                    }
+                    logger.notice(
+                        "reloaded on SIGHUP",
+                        metadata: ["changed": .string(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))])
+                } catch {
+                    logger.error("reload on SIGHUP failed; the running settings stay", metadata: ["error": "\(error)"])
+                }
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ import EarshotServer
 import EarshotSynthesis
 import Foundation
 import Logging
+import Synchronization
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -232,7 +233,6 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let keys = try apiKeys.map(APIKeys.init(contentsOfFile:)) ?? APIKeys()
         let signingKey = try tokenKey.map(TokenKey.init(contentsOfFile:)) ?? .random()
         let apps: Credentials
         // Generated credentials are printed once the service listens, not before a failed start.
@@ -251,31 +251,25 @@ struct Serve: AsyncParsableCommand {
                 accessToken: .seconds(accessTokenLifetime), refreshToken: .seconds(refreshTokenLifetime)),
             tokenKey: signingKey, failedTokenRequests: failedTokenRequests,
             failedTokenWindow: Self.duration(failedTokenWindow), maxAudioDuration: maxAudioDuration,
-            maxGrammarBytes: maxGrammarBytes,
-            grammarLimits: GrammarLimits(
-                maxGrammarDepth: maxGrammarDepth, maxGrammarRules: maxGrammarRules, maxGrammarRepeat: maxGrammarRepeat,
-                maxGrammarReferenceDepth: maxGrammarReferenceDepth, maxGrammarArcs: maxGrammarArcs,
-                maxLexemes: maxLexemes),
+            maxGrammarBytes: maxGrammarBytes, grammarLimits: .default,
             readTimeout: Self.duration(readTimeout), uploadGrace: Self.duration(uploadGrace),
             minimumAudioRate: minimumAudioRate, idleTimeout: Self.duration(idleTimeout), recognizerCount: recognizers)
-        configuration.apiKeys = keys
+        try applyReloadableSettings(to: &configuration)
         configuration.models = try recognizerOptions.serviceModels()
         configuration.drainDelay = Self.duration(drainDelay)
         configuration.drainTimeout = Self.duration(drainTimeout)
         if let maxConnections { configuration.maxConnections = maxConnections }
-        configuration.maxInitialSilence = maxInitialSilence
         configuration.maxRecognitionsPerApp = maxRecognitionsPerApp
-        configuration.speechLimits = SpeechScript.Limits(textCharacters: maxSpeechCharacters, ssmlBytes: maxSSMLBytes)
         configuration.maxSyntheses = maxSyntheses
-        configuration.cpuBudget = RecognitionCPUBudget(
-            perAudioSecond: maxCPUPerAudioSecond, grace: Self.duration(cpuGrace))
         if maxInitialSilence.isFinite {
             (configuration.speechDetector, configuration.detectorModels) = try vadModel.resolve(nil)
         }
         let host = self.host
         let level = SpeechService.logLevel(named: logLevel) ?? .info
         let configured = configuration
-        try await SpeechService.runUntilSignalled(configuration: configured, logLevel: level) { [announcement] port in
+        try await SpeechService.runUntilSignalled(
+            configuration: configured, logLevel: level, reload: { try Self.reloaded(configured) }
+        ) { [announcement] port in
             FileHandle.standardError.write(
                 Data((announcement + "earshot serve: listening on http://\(host):\(port)\n").utf8))
         }
@@ -288,4 +282,41 @@ extension Serve {
         "Lines end with LF or CR LF; empty lines and lines starting with # are skipped (# elsewhere is part of the key or secret: no comments after an entry); nothing else may stand before, after or inside an entry. The file must be readable and writable by its owner only (chmod 600). A bad line is refused at start, naming the file and line but not the secret."
 
     static func duration(_ seconds: Double) -> Duration { .milliseconds(Int((seconds * 1000).rounded())) }
+
+    /// Sets the settings a running service may reload (``ServiceConfiguration/reloadableSettings``).
+    func applyReloadableSettings(to configuration: inout ServiceConfiguration) throws {
+        configuration.apiKeys = try apiKeys.map(APIKeys.init(contentsOfFile:)) ?? APIKeys()
+        configuration.maxAudioDuration = maxAudioDuration
+        configuration.maxInitialSilence = maxInitialSilence
+        configuration.maxGrammarBytes = maxGrammarBytes
+        configuration.grammarLimits = GrammarLimits(
+            maxGrammarDepth: maxGrammarDepth, maxGrammarRules: maxGrammarRules, maxGrammarRepeat: maxGrammarRepeat,
+            maxGrammarReferenceDepth: maxGrammarReferenceDepth, maxGrammarArcs: maxGrammarArcs, maxLexemes: maxLexemes)
+        configuration.speechLimits = SpeechScript.Limits(textCharacters: maxSpeechCharacters, ssmlBytes: maxSSMLBytes)
+        configuration.cpuBudget = RecognitionCPUBudget(
+            perAudioSecond: maxCPUPerAudioSecond, grace: Self.duration(cpuGrace))
+        configuration.uploadGrace = Self.duration(uploadGrace)
+        configuration.minimumAudioRate = minimumAudioRate
+    }
+
+    /// What SIGHUP reloads: the command line parsed again with the config file and environment as they
+    /// are now, its reloadable settings on `running` (a file that no longer parses changes nothing).
+    static func reloaded(_ running: ServiceConfiguration) throws -> (ServiceConfiguration, Logger.Level) {
+        let (arguments, configFlag) = Settings.invocation.withLock { $0 }
+        let serve: Serve
+        do {
+            let (withSettings, _) = try Earshot.applySettings(to: arguments, configFlag: configFlag)
+            guard let parsed = try Earshot.parseAsRoot(withSettings) as? Serve else {
+                throw EarshotError(.invalidParameter, "the command line no longer names serve")
+            }
+            serve = parsed
+        } catch let error as EarshotError {
+            throw error
+        } catch {
+            throw EarshotError(.invalidParameter, Earshot.message(for: error))
+        }
+        var configuration = running
+        try serve.applyReloadableSettings(to: &configuration)
+        return (configuration, SpeechService.logLevel(named: serve.logLevel) ?? .info)
+    }
 }

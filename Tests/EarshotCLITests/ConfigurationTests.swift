@@ -116,4 +116,44 @@ import Testing
         #expect(shown.status == 0 && shown.output.contains("service.secret=(secret)"), "\(shown.standardError)")
         #expect(!shown.output.contains("s3cr3t"))
     }
+
+    /// SIGHUP makes `earshot serve` read its config file again: a lower --max-audio-duration applies to
+    /// the next request, on a connection opened before the signal too; a file that no longer parses
+    /// changes nothing and the service keeps serving.
+    @Test func serveReloadsItsLimitsOnHangUpKeepingItsConnections() throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let config = home.file("serve.yaml")
+        try Data("serve:\n  max-audio-duration: 60\n".utf8).write(to: URL(fileURLWithPath: config))
+        let server = try ServeCommandTests.Server(arguments: [
+            "--config", config, "--recognizers", "1", "--idle-timeout", "60", "--log-level", "warning",
+        ])
+        defer { if server.process.isRunning { _ = server.stop() } }
+        let token = try ServeHardeningTests.token(server)
+        #expect(try ServeHardeningTests.recognize(server, token: token).0 == 200)
+
+        let opened = try LoopbackConnection(port: server.port)
+        try Data("serve:\n  max-audio-duration: 0.5\n".utf8).write(to: URL(fileURLWithPath: config))
+        kill(server.process.processIdentifier, SIGHUP)
+        var status = 0
+        for _ in 0..<40 where status != 413 {
+            status = try ServeHardeningTests.recognize(server, token: token).0
+            if status != 413 { Thread.sleep(forTimeInterval: 0.25) }
+        }
+        #expect(status == 413, "the reloaded limit did not apply")
+        let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.cards)))
+        opened.send(ServeHardeningTests.speechHead(token: token, contentType: "audio/wav", length: audio.count))
+        opened.send(audio)
+        opened.read(for: 30)
+        #expect(opened.statuses == [413], "\(opened.text)")
+
+        try Data("serve:\n  max-audio-duration: [\n".utf8).write(to: URL(fileURLWithPath: config))
+        kill(server.process.processIdentifier, SIGHUP)
+        Thread.sleep(forTimeInterval: 1)
+        #expect(server.process.isRunning)
+        #expect(try ServeHardeningTests.recognize(server, token: token).0 == 413)
+        let (exit, errors) = server.stop()
+        #expect(exit == 0, "\(errors)")
+        #expect(errors.contains("reload on SIGHUP failed"), "\(errors)")
+    }
 }

@@ -1,17 +1,23 @@
 import Foundation
+import Synchronization
 
 /// The service's token rules and its failed-attempt counts, shared by every request, on the real
-/// clock and system randomness. The issuer is stateless (signed tokens); only the failed attempts,
-/// which are this instance's own, change.
+/// clock and system randomness. The issuer is stateless (signed tokens) but for its API keys, which a
+/// reload replaces; the failed attempts are this instance's own.
 public actor TokenAuthority {
-    private let issuer: TokenIssuer
+    private let issuerState: Mutex<TokenIssuer>
     private var attempts: FailedAttempts
     private var generator = SystemRandomNumberGenerator()
 
     public init(issuer: TokenIssuer, attempts: FailedAttempts = FailedAttempts()) {
-        self.issuer = issuer
+        issuerState = Mutex(issuer)
         self.attempts = attempts
     }
+
+    private nonisolated var issuer: TokenIssuer { issuerState.withLock { $0 } }
+
+    /// Accepts `keys` from now on, instead of the API keys before (tokens already issued stay valid).
+    public nonisolated func replaceAPIKeys(_ keys: APIKeys) { issuerState.withLock { $0.apiKeys = keys } }
 
     public func issue(clientID: String, clientSecret: String, scope: String?) throws(TokenIssuer.Refusal)
         -> TokenIssuer.Grant

@@ -59,7 +59,7 @@ public struct TokenIssuer: Sendable {
 
     public let lifetimes: Lifetimes
     private let secrets: [String: String]
-    private let apiKeys: APIKeys
+    var apiKeys: APIKeys
     private let key: TokenKey
 
     /// An issuer for the apps in `credentials` (app key → secret), signing with `key`, also accepting

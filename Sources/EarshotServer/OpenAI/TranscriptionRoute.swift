@@ -20,7 +20,9 @@ struct TranscriptionRoute: Sendable {
     let upload: UploadRecognition
     /// One pool per model; the request's `model` field picks one.
     let pools: RecognizerPools
-    let configuration: ServiceConfiguration
+    /// The service's configuration, read as each request needs it (a reload changes its limits).
+    let live: LiveConfiguration
+    var configuration: ServiceConfiguration { live.current }
 
     /// The model ids a request may name: the service's models, and OpenAI's `whisper-1` for the default.
     var acceptedModelIDs: [String] {

@@ -19,7 +19,9 @@ struct SpeechToTextRoute: Sendable {
     let pool: RecognizerPools.Entry?
     /// Every model served, for a request that names a custom language model.
     let pools: RecognizerPools
-    let configuration: ServiceConfiguration
+    /// The service's configuration, read as each request needs it (a reload changes its limits).
+    let live: LiveConfiguration
+    var configuration: ServiceConfiguration { live.current }
 
     typealias AudioFactory = UploadRecognition.AudioFactory
     typealias Outcome = UploadRecognition.Outcome

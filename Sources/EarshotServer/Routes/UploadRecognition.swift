@@ -7,7 +7,9 @@ import Hummingbird
 /// ``UploadPace`` rules, with a recognizer from the shared pool. The Speech API's routes and the
 /// OpenAI-compatible one differ in how they parse and answer, not in this.
 struct UploadRecognition: Sendable {
-    let configuration: ServiceConfiguration
+    /// The service's configuration, read as each request needs it (a reload changes its limits).
+    let live: LiveConfiguration
+    var configuration: ServiceConfiguration { live.current }
     /// Where reading and decoding run: the pools' executor for blocking work.
     let executor: BlockingExecutor
     /// Counts the audio recognized.
@@ -19,10 +21,11 @@ struct UploadRecognition: Sendable {
     let drainDeadline: DrainDeadline
 
     init(
-        configuration: ServiceConfiguration, executor: BlockingExecutor, metrics: ServiceMetrics,
+        live: LiveConfiguration, executor: BlockingExecutor, metrics: ServiceMetrics,
         drainDeadline: DrainDeadline
     ) {
-        self.configuration = configuration
+        self.live = live
+        let configuration = live.current
         self.executor = executor
         self.metrics = metrics
         self.drainDeadline = drainDeadline

@@ -16,7 +16,9 @@ import Logging
 /// and voice names map to local ones (``OpenAIVoices``); local names are taken as they are.
 struct OpenAISpeechRoute: Sendable {
     let authority: TokenAuthority
-    let configuration: ServiceConfiguration
+    /// The service's configuration, read as each request needs it (a reload changes its limits).
+    let live: LiveConfiguration
+    var configuration: ServiceConfiguration { live.current }
     /// Shared with `/speech/v3/textToSpeech`.
     let admission: SynthesisAdmission
 
@@ -35,7 +37,8 @@ struct OpenAISpeechRoute: Sendable {
         do {
             return try await respond(request, context: context)
         } catch let error as ServiceError {
-            context.logger.info("speech refused", metadata: ["status": "\(error.status.code)", "text": "\(error.text)"])
+            context.logger.info(
+                "speech refused", metadata: ["status": "\(error.status.code)", "text": "\(error.text)"])
             return OpenAIError.response(for: error)
         } catch {
             context.logger.error("speech failed", metadata: ["error": "\(error)"])
@@ -56,7 +59,8 @@ struct OpenAISpeechRoute: Sendable {
         let model = body.model ?? "tts-1"
         guard OpenAIVoices.models.contains(model) else {
             throw ServiceError.badRequest(
-                "model '\(model)' is not served; models: \(OpenAIVoices.models.joined(separator: ", "))", variables: "model")
+                "model '\(model)' is not served; models: \(OpenAIVoices.models.joined(separator: ", "))",
+                variables: "model")
         }
         guard let input = body.input else { throw ServiceError.badRequest("input is required", variables: "input") }
         let script: SpeechScript
@@ -90,7 +94,8 @@ struct OpenAISpeechRoute: Sendable {
                 variables: "response_format")
         }
         context.logger.info(
-            "speaking", metadata: ["voice": "\(voice.qualifiedName)", "characters": "\(input.count)", "format": "\(format)"])
+            "speaking",
+            metadata: ["voice": "\(voice.qualifiedName)", "characters": "\(input.count)", "format": "\(format)"])
         guard let ticket = admission.admit() else {
             throw ServiceError.synthesesBusy(limit: admission.limit, retryAfter: configuration.retryAfterSeconds)
         }
@@ -103,7 +108,8 @@ struct OpenAISpeechRoute: Sendable {
         case .success: return
         case .failure(let refusal):
             var error = ServiceError.unauthorized(realm: configuration.realm, reason: refusal.reason)
-            error.text = "Incorrect API key provided: \(refusal.reason); use an access token of scope TTS from POST /oauth/token"
+            error.text =
+                "Incorrect API key provided: \(refusal.reason); use an access token of scope TTS from POST /oauth/token"
             error.variables = ""
             throw error
         }

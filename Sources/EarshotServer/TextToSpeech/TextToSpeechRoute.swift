@@ -17,7 +17,9 @@ import Logging
 /// (0–4, 1 normal). The audio is sent chunked as it is synthesized; errors are the Speech API's.
 struct TextToSpeechRoute: Sendable {
     let authority: TokenAuthority
-    let configuration: ServiceConfiguration
+    /// The service's configuration, read as each request needs it (a reload changes its limits).
+    let live: LiveConfiguration
+    var configuration: ServiceConfiguration { live.current }
     /// Shared with `/v1/audio/speech`: the answers the one synthesis thread makes or queues.
     let admission: SynthesisAdmission
 
@@ -95,7 +97,8 @@ struct TextToSpeechRoute: Sendable {
         let output: SynthesisOutput
         let contentType: String
         switch Self.audioType(accept: request.headers[values: .accept]) {
-        case "audio/x-wav", "audio/wav", "audio/*", "*/*", nil: (output, contentType) = (.encoded(.wav, sampleRate: 16_000), "audio/x-wav")
+        case "audio/x-wav", "audio/wav", "audio/*", "*/*", nil:
+            (output, contentType) = (.encoded(.wav, sampleRate: 16_000), "audio/x-wav")
         case "audio/amr": (output, contentType) = (.encoded(.amr, sampleRate: 8_000), "audio/amr")
         case let other?:
             throw ServiceError.badRequest(
@@ -103,7 +106,8 @@ struct TextToSpeechRoute: Sendable {
                 variables: "Accept")
         }
         context.logger.info(
-            "speaking", metadata: ["voice": "\(voice.qualifiedName)", "bytes": "\(body.readableBytes)", "accept": "\(contentType)"])
+            "speaking",
+            metadata: ["voice": "\(voice.qualifiedName)", "bytes": "\(body.readableBytes)", "accept": "\(contentType)"])
         guard let ticket = admission.admit() else {
             throw ServiceError.synthesesBusy(limit: admission.limit, retryAfter: configuration.retryAfterSeconds)
         }
