@@ -1,6 +1,6 @@
 public import EarshotModels
-public import EarshotSynthesis
 public import EarshotRecognizer
+public import EarshotSynthesis
 public import EarshotVAD
 
 /// Everything `earshot serve` can set, with the seed's defaults where it has them.
@@ -10,6 +10,26 @@ public import EarshotVAD
 /// (`readTimeout`, `uploadGrace`, `minimumAudioRate`, see ``UploadPace``), how long a connection may
 /// idle (`idleTimeout`), and how fast token requests may fail (`failedTokenRequests`).
 public struct ServiceConfiguration: Sendable {
+    /// The defaults, declared once: the initializer and the properties take them, and `earshot serve`'s
+    /// options show and use them.
+    public enum Defaults {
+        public static let host = "127.0.0.1"
+        public static let port = 8080
+        public static let failedTokenRequests = 10
+        public static let failedTokenWindow: Duration = .seconds(60)
+        public static let maxAudioDuration: Double = 60
+        public static let maxInitialSilence: Double = 10
+        public static let maxSyntheses = 8
+        public static let maxGrammarBytes = 1 << 20
+        public static let readTimeout: Duration = .seconds(10)
+        public static let uploadGrace: Duration = .seconds(5)
+        public static let minimumAudioRate = 0.5
+        public static let idleTimeout: Duration = .seconds(15)
+        public static let recognizerCount = 4
+        public static let drainDelay: Duration = .zero
+        public static let drainTimeout: Duration = .seconds(30)
+    }
+
     /// The address to listen on; loopback by default, so nothing is exposed unless asked.
     public var host: String
     /// The port; 0 picks a free one (read it back from `SpeechService.run(onListening:)`).
@@ -32,7 +52,7 @@ public struct ServiceConfiguration: Sendable {
     /// Seconds of audio in which speech must be found, or the request ends as "No Speech" (the
     /// seed's `maxInitialSilence`, held by the service; `.infinity` turns it off). Ten seconds: see
     /// ``AudioLimits``.
-    public var maxInitialSilence: Double = 10
+    public var maxInitialSilence = Defaults.maxInitialSilence
     /// The detector that looks for that speech: Silero when `earshot serve` finds its model, else the
     /// spectral detector.
     public var speechDetector: DetectorKind = .spectral
@@ -41,7 +61,7 @@ public struct ServiceConfiguration: Sendable {
     public var speechLimits = SpeechScript.Limits.default
     /// Text to Speech answers made or queued at once for the one synthesis thread; beyond, 503 with
     /// `Retry-After` (``SynthesisAdmission``).
-    public var maxSyntheses = 8
+    public var maxSyntheses = Defaults.maxSyntheses
     /// The CPU a recognition may take for the audio it delivers; beyond, it is stopped with 422.
     public var cpuBudget = RecognitionCPUBudget.default
     /// Recognitions one app (one client ID, or one API key) may run at once; beyond, 429 with
@@ -69,10 +89,10 @@ public struct ServiceConfiguration: Sendable {
     public var preloadedRecognizers: Int
     /// How long after SIGTERM (or SIGINT) `/health` answers 503 while requests are still accepted,
     /// before the listener closes; zero closes it at once. In-flight requests finish either way.
-    public var drainDelay: Duration = .zero
+    public var drainDelay = Defaults.drainDelay
     /// How long requests in flight may run once the listener has closed; a recognition still running
     /// then is answered 503 (``DrainDeadline``) and the process exits.
-    public var drainTimeout: Duration = .seconds(30)
+    public var drainTimeout = Defaults.drainTimeout
     /// Connections open at once; one accepted beyond is closed at once, so the process never runs
     /// out of descriptors and its listener keeps accepting. By default the soft `RLIMIT_NOFILE` less
     /// 128 kept for everything else (``ConnectionBudget``).
@@ -88,12 +108,15 @@ public struct ServiceConfiguration: Sendable {
     public var models: [EmbeddedRecognizerModel]
 
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, credentials: Credentials,
-        tokenLifetimes: TokenIssuer.Lifetimes = .init(), tokenKey: TokenKey = .random(), failedTokenRequests: Int = 10,
-        failedTokenWindow: Duration = .seconds(60), maxAudioDuration: Double = 60, maxGrammarBytes: Int = 1 << 20,
-        grammarLimits: GrammarLimits = .default, readTimeout: Duration = .seconds(10),
-        uploadGrace: Duration = .seconds(5), minimumAudioRate: Double = 0.5, leaseThreshold: Int = 1024,
-        idleTimeout: Duration = .seconds(15), recognizerCount: Int = 4, preloadedRecognizers: Int = 1,
+        host: String = Defaults.host, port: Int = Defaults.port, credentials: Credentials,
+        tokenLifetimes: TokenIssuer.Lifetimes = .init(), tokenKey: TokenKey = .random(),
+        failedTokenRequests: Int = Defaults.failedTokenRequests,
+        failedTokenWindow: Duration = Defaults.failedTokenWindow,
+        maxAudioDuration: Double = Defaults.maxAudioDuration, maxGrammarBytes: Int = Defaults.maxGrammarBytes,
+        grammarLimits: GrammarLimits = .default, readTimeout: Duration = Defaults.readTimeout,
+        uploadGrace: Duration = Defaults.uploadGrace, minimumAudioRate: Double = Defaults.minimumAudioRate,
+        leaseThreshold: Int = 1024, idleTimeout: Duration = Defaults.idleTimeout,
+        recognizerCount: Int = Defaults.recognizerCount, preloadedRecognizers: Int = 1,
         retryAfterSeconds: Int = 1, realm: String = "earshot",
         models: [EmbeddedRecognizerModel] = [EmbeddedRecognizerModel(.pocketSphinx(.default))]
     ) {

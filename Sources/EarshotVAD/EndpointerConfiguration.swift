@@ -16,6 +16,17 @@ public struct EndpointerConfiguration: Sendable, Hashable {
     /// The SDK's `ATTSpeechServiceInfiniteInterval`: as a duration, it disables the limit.
     public static let infiniteInterval: Double = .infinity
 
+    /// The seed SDK's values, declared once: the initializer's defaults, and what the CLI's options
+    /// show and use.
+    public enum Defaults {
+        public static let maxInitialSilence = 1.5
+        public static let endingSilence = 0.85
+        public static let minRecordingTime = 1.0
+        public static let maxRecordingTime: Double = 25
+        public static let cancelWhenSilent = true
+        public static let endingSilenceThreshold: Float = 0
+    }
+
     /// Without speech by this time after the start, the interaction ends (`initialSilenceTimeout`).
     /// Default 1.5 s.
     public let maxInitialSilence: Double
@@ -56,13 +67,13 @@ public struct EndpointerConfiguration: Sendable, Hashable {
 
     /// A validated configuration; every argument defaults to the seed SDK's value.
     public init(
-        maxInitialSilence: Double = 1.5,
-        endingSilence: Double = 0.85,
-        minRecordingTime: Double = 1.0,
-        maxRecordingTime: Double = 25,
-        cancelWhenSilent: Bool = true,
+        maxInitialSilence: Double = Defaults.maxInitialSilence,
+        endingSilence: Double = Defaults.endingSilence,
+        minRecordingTime: Double = Defaults.minRecordingTime,
+        maxRecordingTime: Double = Defaults.maxRecordingTime,
+        cancelWhenSilent: Bool = Defaults.cancelWhenSilent,
         rules: [EndpointRule] = [],
-        endingSilenceThreshold: Float = 0
+        endingSilenceThreshold: Float = Defaults.endingSilenceThreshold
     ) throws {
         try ParameterCheck.duration(maxInitialSilence, "maxInitialSilence", allowsInfinity: true)
         try ParameterCheck.duration(endingSilence, "endingSilence", allowsInfinity: true)

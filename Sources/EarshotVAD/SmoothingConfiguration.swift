@@ -41,15 +41,29 @@ public struct SmoothingConfiguration: Sendable, Hashable {
     /// does internally; kept short because it postpones each speech end by as much.
     public let hangover: Double
 
+    /// The defaults documented on the properties, declared once: the initializer's, and what the CLI's
+    /// options show.
+    public enum Defaults {
+        public static let onsetThreshold: Float = 0.5
+        /// The onset threshold less this, when only the onset is given (Silero's rule).
+        public static let offsetBelowOnset: Float = 0.15
+        public static let offsetThreshold: Float = onsetThreshold - offsetBelowOnset
+        public static let minSpeechDuration = 0.25
+        public static let minSilenceDuration = 0.1
+        public static let speechPadBefore = 0.03
+        public static let speechPadAfter = 0.03
+        public static let hangover = 0.05
+    }
+
     /// A validated configuration; every argument defaults to the value documented on its property.
     public init(
-        onsetThreshold: Float = 0.5,
-        offsetThreshold: Float = 0.35,
-        minSpeechDuration: Double = 0.25,
-        minSilenceDuration: Double = 0.1,
-        speechPadBefore: Double = 0.03,
-        speechPadAfter: Double = 0.03,
-        hangover: Double = 0.05
+        onsetThreshold: Float = Defaults.onsetThreshold,
+        offsetThreshold: Float = Defaults.offsetThreshold,
+        minSpeechDuration: Double = Defaults.minSpeechDuration,
+        minSilenceDuration: Double = Defaults.minSilenceDuration,
+        speechPadBefore: Double = Defaults.speechPadBefore,
+        speechPadAfter: Double = Defaults.speechPadAfter,
+        hangover: Double = Defaults.hangover
     ) throws {
         try ParameterCheck.probability(onsetThreshold, "onsetThreshold")
         try ParameterCheck.probability(offsetThreshold, "offsetThreshold")

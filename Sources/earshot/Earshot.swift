@@ -21,7 +21,9 @@ struct Earshot: AsyncParsableCommand {
             cannot be written, or an address the service cannot listen on); 3 recognizer or model error; \
             4 a batch in which some items failed.
 
-            Any option can also be set in a config file (--config FILE, else ~/.config/earshot/config.yaml             over /etc/earshot/config.yaml) or an EARSHOT_<COMMAND>_<OPTION> variable; the command line             wins over both. earshot config --help explains; earshot config show lists them.
+            Any option can also be set in a config file (--config FILE, else ~/.config/earshot/config.yaml \
+            over /etc/earshot/config.yaml) or an EARSHOT_<COMMAND>_<OPTION> variable; the command line \
+            wins over both. earshot config --help explains; earshot config show lists them.
             """,
         version: "0.1.0",
         subcommands: [

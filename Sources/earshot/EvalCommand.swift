@@ -105,16 +105,9 @@ struct Eval: AsyncParsableCommand {
     @Flag(help: "Include each utterance's endpoint, the label oracle's, the delay and its timing in the JSON.")
     var utterances = false
 
-    @Option(
-        name: .customLong("on-time-tolerance"),
-        help: "An endpoint within this many seconds of the label oracle's is on time. Default 0.1.")
-    var onTimeTolerance: Double = OracleTiming.defaultTolerance
-
-    @Option(name: .customLong("jobs"), help: "Worker threads (default: the number of cores).")
-    var jobOption: Int?
-
-    /// `--jobs`, or the number of cores (optional to the parser, so help shows one default).
-    var jobs: Int { jobOption ?? ProcessInfo.processInfo.activeProcessorCount }
+    @OptionGroup var run: LabRunOptions
+    var onTimeTolerance: Double { run.onTimeTolerance }
+    var jobs: Int { run.jobs }
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (it appears only when complete).")
     var output: String = "-"
@@ -145,8 +138,6 @@ struct Eval: AsyncParsableCommand {
             let names = DetectorKind.allCases.map(\.rawValue).joined(separator: ", ")
             throw ValidationError("--detector: unknown detector '\(name)'; expected one of \(names)")
         }
-        guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
-        try OnTimeToleranceCheck.validate(onTimeTolerance)
     }
 
     /// `--merge PART…` prints the report of the parts: only the choices of the report may be given.

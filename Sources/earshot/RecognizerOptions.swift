@@ -27,7 +27,9 @@ struct RecognizerOptions: ParsableArguments {
             valueName: "dir"))
     var whisperModel: String?
 
-    @Option(help: ArgumentHelp("Whisper's beam width; 1 decodes greedily. Default: 5.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Whisper's beam width; 1 decodes greedily. Default: \(WhisperOptions.defaultBeamSize).", valueName: "n"))
     var beamSize: Int?
 
     @Option(

@@ -35,10 +35,10 @@ struct Serve: AsyncParsableCommand {
     )
 
     @Option(help: "Address to listen on.")
-    var host: String = "127.0.0.1"
+    var host = ServiceConfiguration.Defaults.host
 
     @Option(help: "Port to listen on (0 picks a free one, printed at start).")
-    var port: Int = 8080
+    var port = ServiceConfiguration.Defaults.port
 
     @Option(
         help: ArgumentHelp(
@@ -57,12 +57,12 @@ struct Serve: AsyncParsableCommand {
     var apiKeys: String?
 
     @Option(help: "Recognizers that may run at once; more concurrent requests get 503 with Retry-After.")
-    var recognizers: Int = 4
+    var recognizers = ServiceConfiguration.Defaults.recognizerCount
 
     @OptionGroup(title: "Recognizers") var recognizerOptions: RecognizerOptions
 
     @Option(help: "Longest audio accepted in one request, in seconds (413 beyond).")
-    var maxAudioDuration: Double = 60
+    var maxAudioDuration = ServiceConfiguration.Defaults.maxAudioDuration
 
     @Option(
         name: .customLong("max-initial-silence"), parsing: .unconditional,
@@ -71,7 +71,7 @@ struct Serve: AsyncParsableCommand {
             discussion:
                 "The seed's maxInitialSilence, held by the service: the rest of the body is not read, so silence sent cheaply (AMR NO_DATA frames) holds a recognizer no longer than this. The detector is Silero VAD when its model is installed (see --vad-model), else the spectral one. OpenAI-compatible requests get a 400 naming the limit."
         ))
-    var maxInitialSilence: Double = 10
+    var maxInitialSilence = ServiceConfiguration.Defaults.maxInitialSilence
 
     @OptionGroup(title: "Voice activity detection") var vadModel: VADModelOptions
 
@@ -85,7 +85,7 @@ struct Serve: AsyncParsableCommand {
     var maxCPUPerAudioSecond: Double = RecognitionCPUBudget.default.perAudioSecond
 
     @Option(help: "CPU seconds any recognition may take whatever its audio (a short request's fixed costs).")
-    var cpuGrace: Double = Double(RecognitionCPUBudget.default.grace.components.seconds)
+    var cpuGrace = seconds(RecognitionCPUBudget.default.grace)
 
     @Option(help: "Most characters of text one Text to Speech request may speak (400 beyond).")
     var maxSpeechCharacters: Int = SpeechScript.Limits.default.textCharacters
@@ -99,7 +99,7 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp(
             "Text to Speech answers made or queued at once; beyond, 503 with Retry-After.",
             discussion: "One thread synthesizes for the whole service; the others wait for it in turn."))
-    var maxSyntheses: Int = 8
+    var maxSyntheses = ServiceConfiguration.Defaults.maxSyntheses
 
     @Option(
         help: ArgumentHelp(
@@ -108,22 +108,22 @@ struct Serve: AsyncParsableCommand {
     var maxRecognitionsPerApp: Int?
 
     @Option(help: "Largest lexicon or grammar part of a speechToTextCustom request, in bytes (413 beyond).")
-    var maxGrammarBytes: Int = 1 << 20
+    var maxGrammarBytes = ServiceConfiguration.Defaults.maxGrammarBytes
 
     @Option(help: "Seconds an upload may send nothing before it is abandoned with 408.")
-    var readTimeout: Double = 10
+    var readTimeout = seconds(ServiceConfiguration.Defaults.readTimeout)
 
     @Option(
         help: ArgumentHelp(
             "Seconds an upload may keep the service waiting beyond what its audio accounts for (408 beyond).",
             discussion: "Before a recognizer is lent (the first 1 KiB of body), the whole wait is bounded by it."))
-    var uploadGrace: Double = 5
+    var uploadGrace = seconds(ServiceConfiguration.Defaults.uploadGrace)
 
     @Option(help: "Seconds of audio per second of waiting an upload must sustain once it holds a recognizer.")
-    var minimumAudioRate: Double = 0.5
+    var minimumAudioRate = ServiceConfiguration.Defaults.minimumAudioRate
 
     @Option(help: "Seconds a connection may stay open with no request under way, or with its headers unfinished.")
-    var idleTimeout: Double = 15
+    var idleTimeout = seconds(ServiceConfiguration.Defaults.idleTimeout)
 
     @Option(
         help: ArgumentHelp(
@@ -160,28 +160,28 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: "Failed token requests allowed per app key and per address within --failed-token-window (429 beyond).")
-    var failedTokenRequests: Int = 10
+    var failedTokenRequests = ServiceConfiguration.Defaults.failedTokenRequests
 
     @Option(help: "Seconds over which failed token requests are counted.")
-    var failedTokenWindow: Double = 60
+    var failedTokenWindow = seconds(ServiceConfiguration.Defaults.failedTokenWindow)
 
     @Option(help: "Access token lifetime in seconds.")
-    var accessTokenLifetime: Int = 7_200
+    var accessTokenLifetime = Int(TokenIssuer.Lifetimes().accessToken.components.seconds)
 
     @Option(help: "Refresh token lifetime in seconds.")
-    var refreshTokenLifetime: Int = 86_400
+    var refreshTokenLifetime = Int(TokenIssuer.Lifetimes().refreshToken.components.seconds)
 
     @Option(
         help: ArgumentHelp(
             "Seconds after SIGTERM during which /health answers 503 but requests are still served, before the listener closes.",
             discussion: "For load balancers that poll /health. In-flight requests finish whatever the delay."))
-    var drainDelay: Double = 0
+    var drainDelay = seconds(ServiceConfiguration.Defaults.drainDelay)
 
     @Option(
         help: ArgumentHelp(
             "Seconds requests in flight may run once the listener has closed on SIGTERM; then they get 503 and the process exits.",
             discussion: "A hard deadline for stopping: one slow upload cannot hold a stopping instance."))
-    var drainTimeout: Double = 30
+    var drainTimeout = seconds(ServiceConfiguration.Defaults.drainTimeout)
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
@@ -319,4 +319,9 @@ extension Serve {
         try serve.applyReloadableSettings(to: &configuration)
         return (configuration, SpeechService.logLevel(named: serve.logLevel) ?? .info)
     }
+}
+
+/// A library duration as the seconds an option takes.
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }

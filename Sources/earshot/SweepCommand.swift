@@ -99,19 +99,11 @@ struct Sweep: AsyncParsableCommand {
     @Flag(help: "Keep the finished rows of an earlier run written to --output and compute only the rest.")
     var resume = false
 
-    @Option(
-        name: .customLong("on-time-tolerance"),
-        help: "An endpoint within this many seconds of the label oracle's is on time. Default 0.1.")
-    var onTimeTolerance: Double = OracleTiming.defaultTolerance
-
-    @Option(name: .customLong("jobs"), help: "Worker threads (default: the number of cores).")
-    var jobOption: Int?
-
-    /// `--jobs`, or the number of cores (optional to the parser, so help shows one default).
-    var jobs: Int { jobOption ?? ProcessInfo.processInfo.activeProcessorCount }
+    @OptionGroup var run: LabRunOptions
+    var onTimeTolerance: Double { run.onTimeTolerance }
+    var jobs: Int { run.jobs }
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs: expected at least 1, got \(jobs)") }
         try Format.check(format, output: output)
         if !merge.isEmpty { return try validateMerge() }
         guard corpus != nil else { throw ValidationError("Missing expected argument '<corpus>'") }
@@ -125,7 +117,6 @@ struct Sweep: AsyncParsableCommand {
         if resume, writesPartial {
             throw ValidationError("--resume continues a csv or json table; a shard is run again whole")
         }
-        try OnTimeToleranceCheck.validate(onTimeTolerance)
     }
 
     /// `--merge PART…` prints the table of the parts: only the choices of the output may be given.

@@ -17,36 +17,44 @@ struct SmoothingOptions: ParsableArguments {
 
     @Option(
         name: [.customLong("threshold"), .customLong("onsetThreshold")], parsing: .unconditional,
-        help: "Speech probability at which speech starts (0–1). Default 0.5.")
+        help:
+            "Speech probability at which speech starts (0–1). Default \(SmoothingConfiguration.Defaults.onsetThreshold)."
+    )
     var onsetThreshold: Float?
 
     @Option(
         name: .customLong("offsetThreshold"), parsing: .unconditional,
-        help: "Probability below which speech ends (≤ threshold). Default: threshold − 0.15.")
+        help:
+            "Probability below which speech ends (≤ threshold). Default: threshold − \(SmoothingConfiguration.Defaults.offsetBelowOnset)."
+    )
     var offsetThreshold: Float?
 
     @Option(
         name: .customLong("minSpeechDuration"), parsing: .unconditional,
-        help: "Drop speech shorter than this, seconds. Default 0.25.")
+        help: "Drop speech shorter than this, seconds. Default \(SmoothingConfiguration.Defaults.minSpeechDuration).")
     var minSpeechDuration: Double?
 
     @Option(
         name: .customLong("minSilenceDuration"), parsing: .unconditional,
-        help: "Fill pauses shorter than this, seconds. Default 0.1.")
+        help: "Fill pauses shorter than this, seconds. Default \(SmoothingConfiguration.Defaults.minSilenceDuration).")
     var minSilenceDuration: Double?
 
     @Option(
         name: .customLong("speechPadBefore"), parsing: .unconditional,
-        help: "Speech padding before each segment, seconds. Default 0.03.")
+        help: "Speech padding before each segment, seconds. Default \(SmoothingConfiguration.Defaults.speechPadBefore)."
+    )
     var speechPadBefore: Double?
 
     @Option(
         name: .customLong("speechPadAfter"), parsing: .unconditional,
-        help: "Speech padding after each segment, seconds. Default 0.03.")
+        help: "Speech padding after each segment, seconds. Default \(SmoothingConfiguration.Defaults.speechPadAfter).")
     var speechPadAfter: Double?
 
     @Option(
-        parsing: .unconditional, help: "Speech continues this long after the probability drops, seconds. Default 0.05 (profile cutting), 0 (speech).")
+        parsing: .unconditional,
+        help:
+            "Speech continues this long after the probability drops, seconds. Default \(SmoothingConfiguration.Defaults.hangover) (profile cutting), 0 (speech)."
+    )
     var hangover: Double?
 
     /// The flags given, applied to the defaults by the same rule a sweep row uses (an onset threshold
@@ -69,28 +77,28 @@ struct SmoothingOptions: ParsableArguments {
 struct EndpointingOptions: ParsableArguments {
     @Option(
         name: .customLong("maxInitialSilence"), parsing: .unconditional,
-        help: "No speech by then ends the interaction, seconds or inf. Default 1.5.")
-    var maxInitialSilence: Double = 1.5
+        help: "No speech by then ends the interaction, seconds or inf.")
+    var maxInitialSilence = EndpointerConfiguration.Defaults.maxInitialSilence
 
     @Option(
         name: .customLong("endingSilence"), parsing: .unconditional,
-        help: "Silence after speech that ends it, seconds or inf. Default 0.85.")
-    var endingSilence: Double = 0.85
+        help: "Silence after speech that ends it, seconds or inf.")
+    var endingSilence = EndpointerConfiguration.Defaults.endingSilence
 
     @Option(
         name: .customLong("minRecordingTime"), parsing: .unconditional,
-        help: "A stop before this gives AudioTooShort, seconds (0: off). Default 1.")
-    var minRecordingTime: Double = 1.0
+        help: "A stop before this gives AudioTooShort, seconds (0: off).")
+    var minRecordingTime = EndpointerConfiguration.Defaults.minRecordingTime
 
     @Option(
         name: .customLong("maxRecordingTime"), parsing: .unconditional,
-        help: "Capture stops here even during speech, seconds or inf. Default 25.")
-    var maxRecordingTime: Double = 25
+        help: "Capture stops here even during speech, seconds or inf.")
+    var maxRecordingTime = EndpointerConfiguration.Defaults.maxRecordingTime
 
     @Option(
         name: .customLong("cancelWhenSilent"), parsing: .unconditional,
-        help: "true: silent input ends with NoAudio instead of being sent. Default true.")
-    var cancelWhenSilent: Bool = true
+        help: "true: silent input ends with NoAudio instead of being sent.")
+    var cancelWhenSilent = EndpointerConfiguration.Defaults.cancelWhenSilent
 
     @Option(
         name: .customLong("rule"),
@@ -104,11 +112,11 @@ struct EndpointingOptions: ParsableArguments {
     @Option(
         name: .customLong("endingSilenceThreshold"),
         help: ArgumentHelp(
-            "Speech probability a speech frame needs to hold off the ending silence (0–1). Default 0 (the SDK's).",
+            "Speech probability a speech frame needs to hold off the ending silence (0–1; 0 is the SDK's rule).",
             discussion:
                 "Trailing silence runs from the last speech frame at or above it, so with the offset threshold (0.35) it starts where the probability fell rather than after the smoother's hangover and padding."
         ))
-    var endingSilenceThreshold: Float = 0
+    var endingSilenceThreshold = EndpointerConfiguration.Defaults.endingSilenceThreshold
 
     func configuration() throws -> EndpointerConfiguration {
         try EndpointerConfiguration(
@@ -127,14 +135,5 @@ struct EndpointingOptions: ParsableArguments {
         }
         return try EndpointRule(
             requiresSpeech: fields[0] == "speech", minTrailingSilence: trailing, minUtteranceLength: length)
-    }
-}
-
-/// `--on-time-tolerance`, shared by eval and sweep.
-enum OnTimeToleranceCheck {
-    static func validate(_ seconds: Double) throws {
-        guard seconds.isFinite, seconds >= 0 else {
-            throw ValidationError("--on-time-tolerance: expected a duration ≥ 0 s, got \(seconds)")
-        }
     }
 }

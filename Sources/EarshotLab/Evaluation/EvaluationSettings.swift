@@ -26,7 +26,7 @@ public struct EvaluationSettings: Sendable {
 
     /// How far below the onset threshold the offset threshold sits when only the onset is given:
     /// Silero VAD's rule (`neg_threshold = threshold − 0.15`), which our defaults (0.5/0.35) follow.
-    public static let hysteresisGap: Float = 0.15
+    public static let hysteresisGap = SmoothingConfiguration.Defaults.offsetBelowOnset
 
     /// These settings with a sweep row's values in place. An onset threshold given without an offset
     /// threshold brings the offset along at ``hysteresisGap`` below it. Throws, naming the field, when

@@ -35,6 +35,8 @@ public struct WhisperOptions: Sendable, Equatable {
     /// The default `vocabularyBonus`, chosen on the chess set's clean half and the LibriVox clips
     /// (BENCHMARKS.md, "Custom language models").
     public static let defaultVocabularyBonus = 2.0
+    /// faster-whisper's beam width.
+    public static let defaultBeamSize = 5
     /// The spoken language's code (`en`, `de`, …) for a multilingual model; nil to detect it. English-only
     /// models transcribe English whatever this says.
     public var language: String?
@@ -51,7 +53,7 @@ public struct WhisperOptions: Sendable, Equatable {
     public var wordTimestamps: Bool
 
     public init(
-        beamSize: Int = 5, patience: Double = 1, lengthPenalty: Double = 1,
+        beamSize: Int = defaultBeamSize, patience: Double = 1, lengthPenalty: Double = 1,
         temperatures: [Double] = [0, 0.2, 0.4, 0.6, 0.8, 1], bestOf: Int = 5,
         compressionRatioThreshold: Double? = 2.4, logProbabilityThreshold: Double? = -1,
         noSpeechThreshold: Double? = 0.6, conditionOnPreviousText: Bool = true, promptResetOnTemperature: Double = 0.5,
