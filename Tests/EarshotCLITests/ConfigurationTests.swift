@@ -117,6 +117,39 @@ import Testing
         #expect(!shown.output.contains("s3cr3t"))
     }
 
+    /// The shared `service` section names a credentials file by path; commands that do not use a service
+    /// are not refused for it, and a file others can read is.
+    @Test func theServiceSectionNamesACredentialsFile() throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let server = try ServeCommandTests.Server(arguments: ["--recognizers", "1", "--log-level", "warning"])
+        defer { if server.process.isRunning { _ = server.stop() } }
+        let credentials = try home.writeSecret(
+            Array("# the local service\n\(server.appKey):\(server.secret)\n".utf8), to: "app")
+        let config = try home.write(Array("service:\n  credentials: \(credentials)\n".utf8), to: "earshot.yaml")
+        let url = "http://127.0.0.1:\(server.port)/speech/v3/speechToText"
+
+        let remote = try Self.earshot(["transcribe", "--service", url, Self.cards], config: config, home: home)
+        #expect(remote.status == 0, "\(remote.standardError)")
+        #expect(!remote.output.isEmpty)
+        let local = try Self.earshot(
+            ["transcribe", "--recognizer", "pocketsphinx", Self.cards], config: config, home: home)
+        #expect(
+            local.status == 0,
+            "a service option from the config does not make a local run an error: \(local.standardError)")
+        let given = try Self.earshot(["transcribe", "--credentials", credentials, Self.cards], home: home)
+        #expect(given.status == 1 && given.standardError.contains("--credentials"), "\(given.standardError)")
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: credentials)
+        let open = try Self.earshot(["transcribe", "--service", url, Self.cards], config: config, home: home)
+        #expect(open.status == 2)
+        #expect(
+            open.standardError.contains(
+                "\(credentials): the credentials file may be read or written by other users (mode 644)"))
+        #expect(!open.standardError.contains(server.secret))
+        _ = server.stop()
+    }
+
     /// SIGHUP makes `earshot serve` read its config file again: a lower --max-audio-duration applies to
     /// the next request, on a connection opened before the signal too; a file that no longer parses
     /// changes nothing and the service keeps serving.
