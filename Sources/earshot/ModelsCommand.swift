@@ -113,8 +113,12 @@ struct ModelReport: Encodable {
     /// How it was found: the flag, the variable, or a search origin ("user data", "installation", "repository").
     let origin: String?
     let files: [FileReport]
+    /// Turned off on purpose (`--vad-model none`): not looked for, and no failure.
+    let turnedOff: Bool
 
-    var failed: Bool { folder == nil || files.contains { $0.verdict == .mismatch || $0.verdict == .missing } }
+    var failed: Bool {
+        !turnedOff && (folder == nil || files.contains { $0.verdict == .mismatch || $0.verdict == .missing })
+    }
 
     static func find(
         _ model: ModelPackage, given: String?, flag: String, variable: String, environment: [String: String],
@@ -148,7 +152,7 @@ struct ModelReport: Encodable {
             model.name == ModelCatalogue.sileroVAD.name && given ?? environment[variable] == SileroModel.disabled
         return ModelReport(
             name: model.name, role: model.role, package: "\(model.distribution) \(model.version)",
-            folder: disabled ? nil : folder, origin: origin, files: disabled ? [] : files ?? [])
+            folder: disabled ? nil : folder, origin: origin, files: disabled ? [] : files ?? [], turnedOff: disabled)
     }
 
     static func text(_ reports: [ModelReport], places: [ModelSearch.Place]) -> String {
@@ -156,7 +160,7 @@ struct ModelReport: Encodable {
         for report in reports {
             text += "\(report.name) (\(report.role); PyPI \(report.package)): "
             guard let folder = report.folder, let origin = report.origin else {
-                text += "not found\n"
+                text += report.turnedOff ? "turned off [\(report.origin ?? "")]\n" : "not found\n"
                 continue
             }
             text += "\(folder) [\(origin)]\n"

@@ -62,6 +62,8 @@ import Testing
         let other = try Self.earshot(
             ["models", "--vad-model", home.path + "/data/earshot/models/silero-vad/silero_vad.onnx"], home: home)
         #expect(other.output.contains("[--vad-model]") && other.output.contains("  silero_vad.onnx other "))
+        let off = try Self.earshot(["models"], home: home, environment: ["EARSHOT_VAD_MODEL": "none"])
+        #expect(off.output.contains("silero-vad (") && off.output.contains("turned off [$EARSHOT_VAD_MODEL]"))
     }
 
     /// A wheel as PyPI serves one: the files at `paths`, with the metadata pip checks.
