@@ -1,6 +1,7 @@
 public import EarshotCapture
 public import EarshotCodecs
 import EarshotCore
+import EarshotWire
 import Foundation
 
 /// The protocols a recognition service may speak.
@@ -158,10 +159,14 @@ public struct RecognitionServiceSettings: Sendable {
             return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
         }
         if let languageModel {
-            if configuration.extraArguments.contains(where: { $0.0.lowercased() == "languagemodel" }) {
-                throw Invalid("--language-model", "--language-model and --x-arg LanguageModel=… both name a model")
+            if configuration.extraArguments.contains(where: {
+                $0.0.lowercased() == SpeechArgumentName.languageModel.lowercased()
+            }) {
+                throw Invalid(
+                    "--language-model",
+                    "--language-model and --x-arg \(SpeechArgumentName.languageModel)=… both name a model")
             }
-            configuration.extraArguments.append(("LanguageModel", languageModel))
+            configuration.extraArguments.append((SpeechArgumentName.languageModel, languageModel))
         }
         if let lexicon {
             configuration.partsBeforeAudio.append(

@@ -8,6 +8,10 @@ public struct OptionDump: Sendable {
         public let command: String
         /// The preferred name, without dashes.
         public let name: String
+        /// Every long name (an option may have aliases), without dashes.
+        public let longNames: [String]
+        /// Whether it may be given more than once.
+        public let isRepeating: Bool
         public let defaultValue: String?
         /// The abstract and discussion.
         public let help: String
@@ -27,9 +31,12 @@ public struct OptionDump: Sendable {
                 guard let name = (argument["preferredName"] as? [String: Any])?["name"] as? String else { continue }
                 let help = [argument["abstract"], argument["discussion"]].compactMap { $0 as? String }
                     .joined(separator: " ")
+                let names = argument["names"] as? [[String: Any]] ?? []
+                let long = names.filter { $0["kind"] as? String == "long" }.compactMap { $0["name"] as? String }
                 options.append(
                     Option(
-                        command: path.joined(separator: " "), name: name,
+                        command: path.joined(separator: " "), name: name, longNames: long,
+                        isRepeating: argument["isRepeating"] as? Bool ?? false,
                         defaultValue: argument["defaultValue"] as? String, help: help))
             }
             for sub in command["subcommands"] as? [[String: Any]] ?? [] {

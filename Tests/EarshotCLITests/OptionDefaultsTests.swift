@@ -28,4 +28,26 @@ import Testing
             #expect(dump.option(command, "jobs")?.help == "Worker threads (default: the number of cores).")
         }
     }
+
+    /// The `parameters` a JSON document echoes are named as the options that set them (a repeatable
+    /// option's list in the plural: `rules` for `--rule`), so a value read from a report names the
+    /// option to give it back with.
+    @Test func theJSONParametersEchoNamesTheOptions() throws {
+        let dump = try OptionDump()
+        let clip = "/usr/share/pocketsphinx/test/data/cards/004.wav"
+        let result = try ExternalTool.run([
+            ExternalTool.earshotPath, "endpoint", "--format", "json", "--detector", "energy", "--endingSilence", "0.3",
+            clip,
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        let parameters = try #require(document["parameters"] as? [String: Any])
+        #expect(parameters.count >= 10)
+        let endpoint = dump.options.filter { $0.command == "endpoint" }
+        let options = Set(endpoint.flatMap(\.longNames) + endpoint.filter(\.isRepeating).map { $0.name + "s" })
+        for name in parameters.keys {
+            #expect(options.contains(name), "endpoint's JSON echoes '\(name)', which no option of endpoint is called")
+        }
+        #expect(parameters["endingSilence"] as? Double == 0.3)
+    }
 }

@@ -33,7 +33,7 @@ struct SpeechToTextRoute: Sendable {
         if let entry = pools.entry(base, languageModel: name) { return entry }
         let served = pools.languageModelNames
         throw ServiceError.badRequest(
-            "X-Arg LanguageModel=\(name): this service has no such custom language model; "
+            "X-Arg \(SpeechArgumentName.languageModel)=\(name): this service has no such custom language model; "
                 + (served.isEmpty ? "it serves none" : "expected one of \(served.joined(separator: ", "))"),
             variables: "X-Arg")
     }
@@ -99,7 +99,7 @@ struct SpeechToTextRoute: Sendable {
                 text: "no recognizer of this service takes grammars (speechToTextCustom needs PocketSphinx)",
                 variables: "X-SpeechContext")
         }
-        let pool = try entry(base, languageModel: arguments["LanguageModel"]).pool
+        let pool = try entry(base, languageModel: arguments[SpeechArgumentName.languageModel]).pool
         guard pool.canLend else { throw ServiceError.busy(retryAfter: configuration.retryAfterSeconds) }
         if arguments.flag("PartialResults"), Self.accepts(request, "application/x-ndjson") {
             return partialResultsResponse(

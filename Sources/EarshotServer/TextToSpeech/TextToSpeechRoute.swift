@@ -1,6 +1,7 @@
 import EarshotCodecs
 import EarshotCore
 import EarshotSynthesis
+import EarshotWire
 import Foundation
 import Hummingbird
 import Logging
@@ -87,8 +88,8 @@ struct TextToSpeechRoute: Sendable {
         let arguments = ExtraArguments(headers: request.headers[values: .extraArgument])
         let voice: Voice
         do {
-            let name = arguments["VoiceName"].map { Self.voiceNames[$0.lowercased()] ?? $0 }
-            voice = try await Synthesis.voice(named: name, field: "X-Arg VoiceName")
+            let name = arguments[SpeechArgumentName.voiceName].map { Self.voiceNames[$0.lowercased()] ?? $0 }
+            voice = try await Synthesis.voice(named: name, field: "X-Arg \(SpeechArgumentName.voiceName)")
         } catch let error as EarshotError {
             throw ServiceError.badRequest(error.message, variables: "X-Arg")
         }
