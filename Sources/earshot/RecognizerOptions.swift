@@ -48,10 +48,11 @@ struct RecognizerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "A custom language model (earshot lm build): PocketSphinx interpolates its trigram model with the "
-                + "general one and adds its pronunciations; Whisper is prompted with its vocabulary "
-                + "(unless --prompt is given). serve takes NAME=DIR, repeatable: requests choose it by name.",
-            valueName: "dir"))
+            "A custom language model (earshot lm build) as [NAME=]DIR, NAME being the folder's name unless given: "
+                + "PocketSphinx interpolates its trigram model with the general one and adds its pronunciations; "
+                + "Whisper is prompted with and biased toward its vocabulary. serve takes several (repeat it): "
+                + "requests choose one by NAME.",
+            valueName: "[name=]dir"))
     var languageModel: [String] = []
 
     @Option(
@@ -143,32 +144,40 @@ struct RecognizerOptions: ParsableArguments {
             Messages.write(line, level: "note")
         }
         if case .pocketSphinx(let configuration) = model.engine { try configuration.validate() }
-        guard let directory = languageModel.first else { return model }
+        guard let given = try namedLanguageModels().first else { return model }
         guard languageModel.count == 1 else {
-            throw ValidationError("--language-model: give one custom language model (serve takes several, as NAME=DIR)")
+            throw ValidationError("--language-model: give one custom language model (serve takes several)")
         }
         return try model.withCustomLanguageModel(
-            CustomLanguageModel(directory: directory), named: (directory as NSString).lastPathComponent,
-            weight: languageModelWeight, vocabularyBonus: vocabularyBonus)
+            given.model, named: given.name, weight: languageModelWeight, vocabularyBonus: vocabularyBonus)
     }
 
-    /// serve's custom language models: NAME=DIR for each --language-model.
+    /// Each --language-model as `[NAME=]DIR`: the name requests and model ids use (the folder's name
+    /// unless given), and the model.
     func namedLanguageModels() throws -> [(name: String, model: CustomLanguageModel)] {
         var seen: Set<String> = []
-        return try languageModel.map { pair in
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex,
-                pair.index(after: equals) != pair.endIndex
-            else {
-                throw ValidationError("--language-model \(pair): expected NAME=DIR (the name requests choose it by)")
+        return try languageModel.map { given in
+            let (name, directory) = Self.nameAndDirectory(given)
+            guard !directory.isEmpty, !name.isEmpty, seen.insert(name).inserted else {
+                throw ValidationError(
+                    "--language-model \(given): expected [NAME=]DIR, each NAME (the folder's name unless given) "
+                        + "once, of letters, digits, - _ .")
             }
-            let name = String(pair[..<equals])
-            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }),
-                seen.insert(name).inserted
-            else {
-                throw ValidationError("--language-model \(pair): NAME must be unique, of letters, digits, - _ .")
-            }
-            return (name, try CustomLanguageModel(directory: String(pair[pair.index(after: equals)...])))
+            return (name, try CustomLanguageModel(directory: directory))
         }
+    }
+
+    /// `NAME=DIR` when what stands before the first `=` is a name (letters, digits, - _ .); else the
+    /// whole text is the folder, named after its last component.
+    static func nameAndDirectory(_ given: String) -> (name: String, directory: String) {
+        let isNameCharacter = { (c: Character) in c.isLetter || c.isNumber || c == "-" || c == "_" || c == "." }
+        if let equals = given.firstIndex(of: "="), equals != given.startIndex,
+            given[..<equals].allSatisfy(isNameCharacter)
+        {
+            return (String(given[..<equals]), String(given[given.index(after: equals)...]))
+        }
+        let trimmed = given.hasSuffix("/") && given.count > 1 ? String(given.dropLast()) : given
+        return (String((trimmed as NSString).lastPathComponent.filter(isNameCharacter)), given)
     }
 
     /// The models a service serves: the one these options choose, first, and PocketSphinx beside a

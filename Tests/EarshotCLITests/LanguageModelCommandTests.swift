@@ -68,7 +68,9 @@ private let chessData = repository + "/Examples/language-models/chess.json"
         let model = directory.file("chess-lm")
         #expect(try earshot(["lm", "build", chessData, "--output", model]).status == 0)
         let server = try ServeCommandTests.Server(
-            arguments: ["--recognizer", "pocketsphinx", "--language-model", "chess=" + model])
+            arguments: [
+                "--recognizer", "pocketsphinx", "--language-model", "chess=" + model, "--language-model", model,
+            ])
         defer { _ = server.stop() }
         let token = try ServeHardeningTests.token(server)
         let base = "http://127.0.0.1:\(server.port)"
@@ -79,6 +81,10 @@ private let chessData = repository + "/Examples/language-models/chess.json"
             let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
             return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
         }
+        // A bare DIR is served under its folder's name, as transcribe names it.
+        let listed = try curl([base + "/v1/models"])
+        #expect(
+            listed.body.contains("pocketsphinx-en-us+chess-lm") && listed.body.contains("pocketsphinx-en-us+chess\""))
         func speechAPI(_ audio: String, languageModel: String?) throws -> (status: Int, body: String) {
             try curl(
                 [
