@@ -96,13 +96,24 @@ struct Earshot: AsyncParsableCommand {
     static func exit(reporting error: any Error, settings: [Settings.Value]) -> Never {
         if exitCode(for: error) == .validationFailure, !(error is EarshotError) {
             let message = message(for: error)
-            if let value = settings.first(where: { message.contains("--\($0.key)") }) {
+            if let value = settings.first(where: { Self.names(message, option: $0.key) }) {
                 fail(
                     "\(value.origin): \(value.section).\(value.key)=\(value.values.joined(separator: ",")): \(message)",
                     status: .usage)
             }
         }
         exit(reporting: error)
+    }
+
+    /// Whether `message` names `--option` itself, not a longer option it begins (`--model` in `--model-dir`).
+    static func names(_ message: String, option: String) -> Bool {
+        var rest = Substring(message)
+        while let range = rest.range(of: "--" + option) {
+            let next = rest[range.upperBound...].first
+            if next.map({ !($0.isLetter || $0.isNumber || $0 == "-") }) ?? true { return true }
+            rest = rest[range.upperBound...]
+        }
+        return false
     }
 
     /// Starts this command again with `OPENBLAS_CORETYPE` set when OpenBLAS loaded kernels older than the
