@@ -143,7 +143,7 @@ extension SpeechService {
     /// Bootstraps swift-log for the process, so call it once, from a program's entry point.
     public static func runUntilSignalled(
         configuration: ServiceConfiguration, logLevel: Logger.Level = .info,
-        reload: (@Sendable () async throws -> (ServiceConfiguration, Logger.Level))? = nil,
+        reload: (@Sendable () async throws -> ServiceReload)? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let level = LiveLogLevel(logLevel)
@@ -193,27 +193,46 @@ extension SpeechService {
     }
 }
 
+/// What a reload gives the running service: the configuration whose reloadable settings it takes,
+/// the log level, and the settings that changed but take a restart (by name, for a warning).
+public struct ServiceReload: Sendable {
+    public var configuration: ServiceConfiguration
+    public var logLevel: Logger.Level
+    public var needsRestart: [String]
+
+    public init(configuration: ServiceConfiguration, logLevel: Logger.Level, needsRestart: [String] = []) {
+        self.configuration = configuration
+        self.logLevel = logLevel
+        self.needsRestart = needsRestart
+    }
+}
+
 /// Reloads the service on each SIGHUP until graceful shutdown begins.
 struct ReloadOnHangUp: Service {
     let service: SpeechService
     let level: LiveLogLevel
     let hangUps: UnixSignalsSequence
-    let reload: @Sendable () async throws -> (ServiceConfiguration, Logger.Level)
+    let reload: @Sendable () async throws -> ServiceReload
     let logger: Logger
 
     func run() async throws {
         await cancelWhenGracefulShutdown { [hangUps] in
             for await _ in hangUps {
                 do {
-                    let (configuration, logLevel) = try await reload()
-                    var changed = service.reload(from: configuration)
-                    if level.value != logLevel {
-                        level.value = logLevel
+                    let reloaded = try await reload()
+                    var changed = service.reload(from: reloaded.configuration)
+                    if level.value != reloaded.logLevel {
+                        level.value = reloaded.logLevel
                         changed.append("log-level")
                     }
                     logger.notice(
                         "reloaded on SIGHUP",
                         metadata: ["changed": .string(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))])
+                    if !reloaded.needsRestart.isEmpty {
+                        logger.warning(
+                            "settings changed that take a restart; the running values stay",
+                            metadata: ["settings": .string(reloaded.needsRestart.joined(separator: ", "))])
+                    }
                 } catch {
                     logger.error("reload on SIGHUP failed; the running settings stay", metadata: ["error": "\(error)"])
                 }

@@ -268,7 +268,10 @@ struct Serve: AsyncParsableCommand {
         let level = SpeechService.logLevel(named: logLevel) ?? .info
         let configured = configuration
         try await SpeechService.runUntilSignalled(
-            configuration: configured, logLevel: level, reload: { try Self.reloaded(configured) }
+            configuration: configured, logLevel: level,
+            reload: { [startedWith = Settings.injected.withLock { $0 }] in
+                try Self.reloaded(configured, startedWith: startedWith)
+            }
         ) { [announcement] port in
             FileHandle.standardError.write(
                 Data((announcement + "earshot serve: listening on http://\(host):\(port)\n").utf8))
@@ -300,12 +303,16 @@ extension Serve {
     }
 
     /// What SIGHUP reloads: the command line parsed again with the config file and environment as they
-    /// are now, its reloadable settings on `running` (a file that no longer parses changes nothing).
-    static func reloaded(_ running: ServiceConfiguration) throws -> (ServiceConfiguration, Logger.Level) {
+    /// are now, its reloadable settings on `running` (a file that no longer parses changes nothing),
+    /// and the settings that differ from `startedWith` (what the file and environment gave at start)
+    /// but take a restart.
+    static func reloaded(_ running: ServiceConfiguration, startedWith: [Settings.Value]) throws -> ServiceReload {
         let (arguments, configFlag) = Settings.invocation.withLock { $0 }
         let serve: Serve
+        let now: [Settings.Value]
         do {
-            let (withSettings, _) = try Earshot.applySettings(to: arguments, configFlag: configFlag)
+            let withSettings: [String]
+            (withSettings, now) = try Earshot.applySettings(to: arguments, configFlag: configFlag)
             guard let parsed = try Earshot.parseAsRoot(withSettings) as? Serve else {
                 throw EarshotError(.invalidParameter, "the command line no longer names serve")
             }
@@ -317,7 +324,15 @@ extension Serve {
         }
         var configuration = running
         try serve.applyReloadableSettings(to: &configuration)
-        return (configuration, SpeechService.logLevel(named: serve.logLevel) ?? .info)
+        let reloadable = Set(ServiceConfiguration.reloadableSettings + ["log-level"])
+        let before = Dictionary(startedWith.map { ($0.key, $0.values) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(now.map { ($0.key, $0.values) }, uniquingKeysWith: { first, _ in first })
+        let needsRestart = Set(before.keys).union(after.keys).filter {
+            !reloadable.contains($0) && before[$0] != after[$0]
+        }
+        return ServiceReload(
+            configuration: configuration, logLevel: SpeechService.logLevel(named: serve.logLevel) ?? .info,
+            needsRestart: needsRestart.sorted())
     }
 }
 

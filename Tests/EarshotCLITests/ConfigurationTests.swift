@@ -166,7 +166,7 @@ import Testing
         #expect(try ServeHardeningTests.recognize(server, token: token).0 == 200)
 
         let opened = try LoopbackConnection(port: server.port)
-        try Data("serve:\n  max-audio-duration: 0.5\n".utf8).write(to: URL(fileURLWithPath: config))
+        try Data("serve:\n  max-audio-duration: 0.5\n  drain-timeout: 5\n".utf8).write(to: URL(fileURLWithPath: config))
         kill(server.process.processIdentifier, SIGHUP)
         var status = 0
         for _ in 0..<40 where status != 413 {
@@ -188,5 +188,7 @@ import Testing
         let (exit, errors) = server.stop()
         #expect(exit == 0, "\(errors)")
         #expect(errors.contains("reload on SIGHUP failed"), "\(errors)")
+        #expect(
+            errors.contains("settings changed that take a restart") && errors.contains("drain-timeout"), "\(errors)")
     }
 }
