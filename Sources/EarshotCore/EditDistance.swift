@@ -11,3 +11,11 @@ public func editDistance<Element: Equatable>(_ a: [Element], _ b: [Element]) -> 
     }
     return previous[b.count]
 }
+
+/// The one of `names` nearest to `name` when it is a typo away (at most a third of its letters, or
+/// one), for "did you mean" hints; nil otherwise.
+public func nearestName(to name: String, among names: [String]) -> String? {
+    let nearest = names.map { ($0, editDistance(Array(name), Array($0))) }.min { $0.1 < $1.1 }
+    guard let (match, distance) = nearest, distance <= max(1, match.count / 3) else { return nil }
+    return match
+}

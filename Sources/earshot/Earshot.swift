@@ -161,9 +161,8 @@ struct Earshot: AsyncParsableCommand {
         guard let first, !first.hasPrefix("-"), first != "help" else { return nil }
         let names = configuration.subcommands.map { $0._commandName }
         guard !names.contains(first) else { return nil }
-        let nearest = names.map { ($0, editDistance(Array(first), Array($0))) }.min { $0.1 < $1.1 }
         var message = "unknown command '\(first)'"
-        if let (name, distance) = nearest, distance <= max(1, name.count / 3) { message += "; did you mean '\(name)'?" }
+        if let name = nearestName(to: first, among: names) { message += "; did you mean '\(name)'?" }
         return message + " (earshot --help lists the commands)"
     }
 

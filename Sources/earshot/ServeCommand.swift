@@ -85,7 +85,7 @@ struct Serve: AsyncParsableCommand {
     var maxCPUPerAudioSecond: Double = RecognitionCPUBudget.default.perAudioSecond
 
     @Option(help: "CPU seconds any recognition may take whatever its audio (a short request's fixed costs).")
-    var cpuGrace = seconds(RecognitionCPUBudget.default.grace)
+    var cpuGrace = RecognitionCPUBudget.default.grace.inSeconds
 
     @Option(help: "Most characters of text one Text to Speech request may speak (400 beyond).")
     var maxSpeechCharacters: Int = SpeechScript.Limits.default.textCharacters
@@ -111,19 +111,19 @@ struct Serve: AsyncParsableCommand {
     var maxGrammarBytes = ServiceConfiguration.Defaults.maxGrammarBytes
 
     @Option(help: "Seconds an upload may send nothing before it is abandoned with 408.")
-    var readTimeout = seconds(ServiceConfiguration.Defaults.readTimeout)
+    var readTimeout = ServiceConfiguration.Defaults.readTimeout.inSeconds
 
     @Option(
         help: ArgumentHelp(
             "Seconds an upload may keep the service waiting beyond what its audio accounts for (408 beyond).",
             discussion: "Before a recognizer is lent (the first 1 KiB of body), the whole wait is bounded by it."))
-    var uploadGrace = seconds(ServiceConfiguration.Defaults.uploadGrace)
+    var uploadGrace = ServiceConfiguration.Defaults.uploadGrace.inSeconds
 
     @Option(help: "Seconds of audio per second of waiting an upload must sustain once it holds a recognizer.")
     var minimumAudioRate = ServiceConfiguration.Defaults.minimumAudioRate
 
     @Option(help: "Seconds a connection may stay open with no request under way, or with its headers unfinished.")
-    var idleTimeout = seconds(ServiceConfiguration.Defaults.idleTimeout)
+    var idleTimeout = ServiceConfiguration.Defaults.idleTimeout.inSeconds
 
     @Option(
         help: ArgumentHelp(
@@ -163,7 +163,7 @@ struct Serve: AsyncParsableCommand {
     var failedTokenRequests = ServiceConfiguration.Defaults.failedTokenRequests
 
     @Option(help: "Seconds over which failed token requests are counted.")
-    var failedTokenWindow = seconds(ServiceConfiguration.Defaults.failedTokenWindow)
+    var failedTokenWindow = ServiceConfiguration.Defaults.failedTokenWindow.inSeconds
 
     @Option(help: "Access token lifetime in seconds.")
     var accessTokenLifetime = Int(TokenIssuer.Lifetimes().accessToken.components.seconds)
@@ -175,13 +175,13 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp(
             "Seconds after SIGTERM during which /health answers 503 but requests are still served, before the listener closes.",
             discussion: "For load balancers that poll /health. In-flight requests finish whatever the delay."))
-    var drainDelay = seconds(ServiceConfiguration.Defaults.drainDelay)
+    var drainDelay = ServiceConfiguration.Defaults.drainDelay.inSeconds
 
     @Option(
         help: ArgumentHelp(
             "Seconds requests in flight may run once the listener has closed on SIGTERM; then they get 503 and the process exits.",
             discussion: "A hard deadline for stopping: one slow upload cannot hold a stopping instance."))
-    var drainTimeout = seconds(ServiceConfiguration.Defaults.drainTimeout)
+    var drainTimeout = ServiceConfiguration.Defaults.drainTimeout.inSeconds
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
@@ -334,9 +334,4 @@ extension Serve {
             configuration: configuration, logLevel: SpeechService.logLevel(named: serve.logLevel) ?? .info,
             needsRestart: needsRestart.sorted())
     }
-}
-
-/// A library duration as the seconds an option takes.
-private func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }

@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotRecognizer
 import EarshotServer
 import EarshotTestTraits
@@ -8,23 +9,20 @@ import Testing
 @Suite(.waiting) struct ServeOptionDefaultsTests {
     @Test func serveShowsTheServicesDefaults() throws {
         let dump = try OptionDump()
-        func seconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
         let service = ServiceConfiguration.Defaults.self
         let expected: [(String, Double)] = [
             ("port", Double(service.port)), ("recognizers", Double(service.recognizerCount)),
             ("max-audio-duration", service.maxAudioDuration), ("max-initial-silence", service.maxInitialSilence),
             ("max-syntheses", Double(service.maxSyntheses)), ("max-grammar-bytes", Double(service.maxGrammarBytes)),
-            ("read-timeout", seconds(service.readTimeout)), ("upload-grace", seconds(service.uploadGrace)),
-            ("minimum-audio-rate", service.minimumAudioRate), ("idle-timeout", seconds(service.idleTimeout)),
+            ("read-timeout", service.readTimeout.inSeconds), ("upload-grace", service.uploadGrace.inSeconds),
+            ("minimum-audio-rate", service.minimumAudioRate), ("idle-timeout", service.idleTimeout.inSeconds),
             ("failed-token-requests", Double(service.failedTokenRequests)),
-            ("failed-token-window", seconds(service.failedTokenWindow)),
-            ("drain-delay", seconds(service.drainDelay)), ("drain-timeout", seconds(service.drainTimeout)),
-            ("access-token-lifetime", seconds(TokenIssuer.Lifetimes().accessToken)),
-            ("refresh-token-lifetime", seconds(TokenIssuer.Lifetimes().refreshToken)),
+            ("failed-token-window", service.failedTokenWindow.inSeconds),
+            ("drain-delay", service.drainDelay.inSeconds), ("drain-timeout", service.drainTimeout.inSeconds),
+            ("access-token-lifetime", TokenIssuer.Lifetimes().accessToken.inSeconds),
+            ("refresh-token-lifetime", TokenIssuer.Lifetimes().refreshToken.inSeconds),
             ("max-cpu-per-audio-second", RecognitionCPUBudget.default.perAudioSecond),
-            ("cpu-grace", seconds(RecognitionCPUBudget.default.grace)),
+            ("cpu-grace", RecognitionCPUBudget.default.grace.inSeconds),
             ("max-grammar-depth", Double(GrammarLimits.default.maxGrammarDepth)),
             ("max-grammar-arcs", Double(GrammarLimits.default.maxGrammarArcs)),
             ("max-lexemes", Double(GrammarLimits.default.maxLexemes)),

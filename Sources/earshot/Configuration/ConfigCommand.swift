@@ -86,11 +86,10 @@ struct ConfigCommand: ParsableCommand {
                     }
                     for file in settings.files {
                         let key = section.split(separator: ".").map(String.init) + [option.key]
-                        guard file.keys.contains(key.joined(separator: ".")) else { continue }
-                        let single = CommandTree.Command(
-                            path: key.dropLast(), options: [option], subcommands: [], defaultSubcommand: nil)
-                        let only = Settings(files: [file], absent: [], environment: [:], tree: settings.tree)
-                        if let value = try only.value(of: option, for: single) { values.append(value) }
+                        guard file.keys.contains(key.joined(separator: ".")),
+                            let given = try settings.value(of: option, at: key, in: file)
+                        else { continue }
+                        values.append(.init(section: section, key: option.key, values: given, origin: .file(file.path)))
                     }
                 }
             }

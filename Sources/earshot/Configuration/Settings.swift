@@ -39,6 +39,16 @@ struct Settings: Sendable {
     let absent: [String]
     let environment: [String: String]
     let tree: CommandTree
+    /// swift-configuration's reader of `environment`, made once (it is asked for every option).
+    private let environmentProvider: EnvironmentVariablesProvider
+
+    init(files: [ConfigurationFile], absent: [String], environment: [String: String], tree: CommandTree) {
+        self.files = files
+        self.absent = absent
+        self.environment = environment
+        self.tree = tree
+        environmentProvider = EnvironmentVariablesProvider(environmentVariables: environment)
+    }
 
     /// Sections several commands share: the options of one option group each.
     static let sharedSections: [(name: String, options: [CommandTree.Option])] = [
@@ -86,8 +96,9 @@ struct Settings: Sendable {
             }
         }
         let settings = Settings(files: files, absent: absent, environment: environment, tree: tree)
+        let sections = settings.sections
         for file in files {
-            for key in file.keys { try settings.check(key, in: file) }
+            for key in file.keys { try settings.check(key, in: file, sections: sections) }
         }
         return settings
     }
@@ -104,9 +115,8 @@ struct Settings: Sendable {
         return tree.command(at: section.split(separator: ".").map(String.init))?.options
     }
 
-    private func check(_ dotted: String, in file: ConfigurationFile) throws {
+    private func check(_ dotted: String, in file: ConfigurationFile, sections known: [String]) throws {
         let components = dotted.split(separator: ".").map(String.init)
-        let known = sections
         guard
             let sectionLength = (1..<max(components.count, 1)).reversed().first(where: {
                 known.contains(components.prefix($0).joined(separator: "."))
@@ -139,8 +149,7 @@ struct Settings: Sendable {
     }
 
     /// The value of `option` at `key` in `file`, checked for the option's shape.
-    private func value(of option: CommandTree.Option, at key: [String], in file: ConfigurationFile) throws -> [String]?
-    {
+    func value(of option: CommandTree.Option, at key: [String], in file: ConfigurationFile) throws -> [String]? {
         if option.isFlag {
             guard case .bool(let flag)? = try file.value(key, as: .bool, expected: "true or false") else { return nil }
             return [flag ? "true" : "false"]
@@ -157,9 +166,8 @@ struct Settings: Sendable {
     /// The variable that sets `key` of `section` (`EARSHOT_TRANSCRIBE_FORMAT`), by swift-configuration's
     /// environment key encoding, and its value if set.
     func environmentValue(section: String, key: String) -> (name: String, value: String?) {
-        let provider = EnvironmentVariablesProvider(environmentVariables: environment)
         let components = ["earshot"] + section.split(separator: ".").map(String.init) + [key]
-        let result = try? provider.value(forKey: AbsoluteConfigKey(components), type: .string)
+        let result = try? environmentProvider.value(forKey: AbsoluteConfigKey(components), type: .string)
         let name = result?.encodedKey ?? components.joined(separator: "_").uppercased()
         if case .string(let text)? = result?.value?.content, !text.isEmpty { return (name, text) }
         return (name, nil)
@@ -224,8 +232,6 @@ struct Settings: Sendable {
     }
 
     private static func suggestion(_ name: String, among names: [String]) -> String {
-        let nearest = names.map { ($0, editDistance(Array(name), Array($0))) }.min { $0.1 < $1.1 }
-        guard let (match, distance) = nearest, distance <= max(1, match.count / 3) else { return "" }
-        return " (did you mean \(match)?)"
+        nearestName(to: name, among: names).map { " (did you mean \($0)?)" } ?? ""
     }
 }
