@@ -39,6 +39,12 @@ struct RecognizerOptions: ParsableArguments {
     var prompt: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Whisper's encoder window: full (30 s, the default) or fitted to the audio (faster, may cost words).",
+            valueName: "full|fitted"))
+    var encoderWindow: String?
+
+    @Option(
         help:
             "PocketSphinx: a model folder laid out as Debian's (en-us/, en-us.lm.bin, cmudict-en-us.dict). Default: $EARSHOT_MODEL_DIR, else /usr/share/pocketsphinx/model/en-us."
     )
@@ -77,7 +83,7 @@ struct RecognizerOptions: ParsableArguments {
     func validate() throws {
         let whisperOnly = [
             ("--whisper-model", whisperModel != nil), ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
-            ("--vocabulary-bonus", vocabularyBonus != nil),
+            ("--vocabulary-bonus", vocabularyBonus != nil), ("--encoder-window", encoderWindow != nil),
         ].filter(\.1).map(\.0)
         let pocketSphinxOnly = [("--decoder", decoderOptions.decoder != nil), ("--model-dir", modelDir != nil)]
             .filter(\.1).map(\.0)
@@ -103,6 +109,9 @@ struct RecognizerOptions: ParsableArguments {
         if let languageModelWeight, !(languageModelWeight > 0 && languageModelWeight < 1) {
             throw ValidationError("--language-model-weight \(languageModelWeight): expected a weight between 0 and 1")
         }
+        if let encoderWindow, WhisperEncoderWindow(encoderWindow) == nil {
+            throw ValidationError("--encoder-window \(encoderWindow): expected full or fitted")
+        }
         try whisperOptions(language: nil).validate()
     }
 
@@ -124,6 +133,7 @@ struct RecognizerOptions: ParsableArguments {
         if let beamSize { options.beamSize = beamSize }
         options.language = language
         options.initialPrompt = prompt
+        if let window = encoderWindow.flatMap(WhisperEncoderWindow.init) { options.encoderWindow = window }
         return options
     }
 

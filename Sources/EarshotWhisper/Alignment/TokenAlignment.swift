@@ -24,7 +24,7 @@ struct TokenAlignment {
     static func align(text: [Int], frames: Int, decoder: WhisperDecoder, startSequence: [Int]) -> TokenAlignment? {
         let model = decoder.model
         let tokenizer = model.tokenizer
-        let positions = frames / 2
+        let positions = min(frames / 2, decoder.positions)
         guard !text.isEmpty, positions > 0 else { return nil }
         let tokens = startSequence + [tokenizer.noTimestamps] + text + [tokenizer.endOfText]
         let rows = tokens.count
@@ -41,7 +41,8 @@ struct TokenAlignment {
             }
         }
 
-        let context = model.dimensions.audioContext
+        // The recorded rows span the encoding's positions: a fitted window's, or the whole 30 s.
+        let context = decoder.positions
         var averaged = [Float](repeating: 0, count: rows * positions)
         var weights = [Float](repeating: 0, count: rows * positions)
         for recorded in decoder.recordedAttention {

@@ -14,6 +14,10 @@ struct LogitFilter {
     let timestamps: Bool
     /// The latest timestamp index the first token may be (50: 1.0 s); nil for no limit.
     let maxInitialTimestampIndex: Int?
+    /// The latest timestamp index any token may be: a fitted encoder window's last position
+    /// (``WhisperEncoderWindow``), so no segment ends in audio the encoder never saw; nil for the whole
+    /// window (faster-whisper's rules).
+    var latestTimestampIndex: Int? = nil
 
     /// Applies the rules to `logits` (one row of the vocabulary) of a hypothesis that has generated
     /// `generated` since the prompt. (`scratch`, a row of the vocabulary, is the caller's to lend.)
@@ -31,6 +35,7 @@ struct LogitFilter {
         func disable(_ range: Range<Int>) {
             for token in range.clamped(to: 0..<vocabulary) { logits[token] = disabled }
         }
+        if let latestTimestampIndex { disable((timestampBegin + latestTimestampIndex + 1)..<vocabulary) }
         guard let last = generated.last else {
             // The first token is a timestamp, and not a late one.
             disable(0..<timestampBegin)

@@ -47,7 +47,8 @@ struct WhisperSearch {
     }
 
     let decoder: WhisperDecoder
-    let filter: LogitFilter
+    /// A variable so that a fitted window can limit its timestamps (``LogitFilter/latestTimestampIndex``).
+    var filter: LogitFilter
     let bias: VocabularyBias?
     let lengthPenalty: Double
     /// Asked before each step; a search that is cancelled throws `.canceled`.

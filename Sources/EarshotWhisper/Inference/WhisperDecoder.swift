@@ -21,8 +21,11 @@ public final class WhisperDecoder {
     public private(set) var count = 0
 
     private let width: Int
-    private let positions: Int
-    /// Per layer: `audioContext × 2·width`, keys then values of each encoder position.
+    /// Encoder positions of the encoding begun (``begin(encoderOutput:positions:)``): the model's
+    /// `audioContext`, or fewer for a fitted window.
+    public private(set) var positions: Int
+    /// Per layer: `audioContext × 2·width` (the first `positions` rows used), keys then values of each
+    /// encoder position.
     private let crossKeyValues: UnsafeMutablePointer<Float>
     /// Per hypothesis, per layer: `textContext × 2·width`, keys then values of each token so far; a
     /// second set to copy into on ``reorder(_:)``.
@@ -41,7 +44,7 @@ public final class WhisperDecoder {
     private let logitCapacity: Int
 
     /// Cross-attention scores of the alignment heads (scaled, before the softmax), recorded when
-    /// asked: per head (in the model's order), `rows × audioContext` for the rows of the last run.
+    /// asked: per head (in the model's order), `rows × positions` for the rows of the last run.
     private(set) var recordedAttention: [[Float]] = []
 
     public init(model: WhisperModel, capacity: Int) {
@@ -73,12 +76,15 @@ public final class WhisperDecoder {
         }
     }
 
-    /// Computes the cross-attention keys and values of an encoder output (`audioContext × width`) and
-    /// empties the hypotheses.
-    public func begin(encoderOutput: UnsafePointer<Float>) {
+    /// Computes the cross-attention keys and values of an encoder output (`positions × width`, the
+    /// model's `audioContext` by default) and empties the hypotheses.
+    public func begin(encoderOutput: UnsafePointer<Float>, positions: Int? = nil) {
+        let context = model.dimensions.audioContext
+        self.positions = min(max(positions ?? context, 1), context)
         for (index, layer) in model.weights.decoderLayers.enumerated() {
             WhisperKernels.linear(
-                encoderOutput, rows: positions, layer.crossKeyValue, into: crossKeyValues + index * positions * 2 * width)
+                encoderOutput, rows: self.positions, layer.crossKeyValue,
+                into: crossKeyValues + index * self.positions * 2 * width)
         }
         length = 0
         count = 0

@@ -9,8 +9,11 @@ import EarshotCore
 /// ``WhisperTranscriber`` is the way to transcribe.
 public final class WhisperEncoder {
     public let model: WhisperModel
-    /// `audioContext × width`: the last ``encode(_:contentFrames:isCancelled:)``'s output.
+    /// `positions × width`: the last ``encode(_:contentFrames:positions:isCancelled:)``'s output.
     public let output: UnsafeMutablePointer<Float>
+    /// The positions of the last encoding: `audioContext` for a full window, fewer for a fitted one
+    /// (``WhisperEncoderWindow``).
+    public private(set) var positions: Int
     private let normed: UnsafeMutablePointer<Float>
     private let queryKeyValue: UnsafeMutablePointer<Float>
     private let scores: UnsafeMutablePointer<Float>
@@ -32,6 +35,7 @@ public final class WhisperEncoder {
         self.model = model
         let dimensions = model.dimensions
         let (positions, width) = (dimensions.audioContext, dimensions.width)
+        self.positions = positions
         paddingRows = .allocate(capacity: 2 * width)
         let weights = model.weights
         paddingRows.update(from: weights.convolution1.bias, count: width)
@@ -56,7 +60,10 @@ public final class WhisperEncoder {
         for buffer in [output, normed, queryKeyValue, scores, attended, hidden, paddingRows] { buffer.deallocate() }
     }
 
-    /// Encodes `mel`, `inputFrames × melBins` time-major; the result is in ``output``. `isCancelled`
+    /// Encodes `mel`, `2 · positions × melBins` time-major; the result is in ``output``. `positions` (at
+    /// most, and by default, the model's `audioContext`) shortens the window: the convolutions run over
+    /// `2 · positions` frames, the learned positions are sliced to that length and self-attention spans
+    /// only them (whisper.cpp's `audio_ctx`). `isCancelled`
     /// is asked before each layer (a tenth of a second of work on one core for tiny); returns false,
     /// with ``output`` unfinished, when it says so.
     ///
@@ -68,12 +75,14 @@ public final class WhisperEncoder {
     /// computed once per model after the second — and are copied rather than computed: for a 5 s
     /// utterance, five sixths of the convolutions' work.
     @discardableResult
-    public func encode(_ mel: UnsafePointer<Float>, contentFrames: Int? = nil, isCancelled: () -> Bool = { false })
-        -> Bool
-    {
+    public func encode(
+        _ mel: UnsafePointer<Float>, contentFrames: Int? = nil, positions: Int? = nil, isCancelled: () -> Bool = { false }
+    ) -> Bool {
         let dimensions = model.dimensions
         let weights = model.weights
-        let (positions, width, mels) = (dimensions.audioContext, dimensions.width, dimensions.melBins)
+        let positions = min(max(positions ?? dimensions.audioContext, 1), dimensions.audioContext)
+        self.positions = positions
+        let (width, mels) = (dimensions.width, dimensions.melBins)
         let frames = 2 * positions
         let content = min(max(contentFrames ?? frames, 0), frames)
 

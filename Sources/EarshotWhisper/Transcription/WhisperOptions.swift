@@ -51,6 +51,9 @@ public struct WhisperOptions: Sendable, Equatable {
     public var maxInitialTimestamp: Double
     /// Align each word to the audio (cross-attention and dynamic time warping).
     public var wordTimestamps: Bool
+    /// How much of each 30 s window the encoder runs over: ``WhisperEncoderWindow/full`` (faster-whisper's,
+    /// the default) or fitted to the audio (``WhisperEncoderWindow/live``: faster, but it can cost words).
+    public var encoderWindow: WhisperEncoderWindow
 
     public init(
         beamSize: Int = defaultBeamSize, patience: Double = 1, lengthPenalty: Double = 1,
@@ -59,7 +62,8 @@ public struct WhisperOptions: Sendable, Equatable {
         noSpeechThreshold: Double? = 0.6, conditionOnPreviousText: Bool = true, promptResetOnTemperature: Double = 0.5,
         initialPrompt: String? = nil, vocabulary: [String] = [], vocabularyBonus: Double = defaultVocabularyBonus,
         language: String? = nil, suppressBlank: Bool = true, suppressTokens: [Int]? = nil,
-        withoutTimestamps: Bool = false, maxInitialTimestamp: Double = 1, wordTimestamps: Bool = true
+        withoutTimestamps: Bool = false, maxInitialTimestamp: Double = 1, wordTimestamps: Bool = true,
+        encoderWindow: WhisperEncoderWindow = .full
     ) {
         self.beamSize = beamSize
         self.patience = patience
@@ -80,6 +84,7 @@ public struct WhisperOptions: Sendable, Equatable {
         self.withoutTimestamps = withoutTimestamps
         self.maxInitialTimestamp = maxInitialTimestamp
         self.wordTimestamps = wordTimestamps
+        self.encoderWindow = encoderWindow
     }
 
     /// Checks every field, naming the one out of range.
@@ -101,6 +106,7 @@ public struct WhisperOptions: Sendable, Equatable {
             throw fail("vocabularyBonus \(vocabularyBonus)", "0–5 (nats per token)")
         }
         guard vocabulary.count <= 10_000 else { throw fail("vocabulary (\(vocabulary.count) words)", "at most 10 000") }
+        if let problem = encoderWindow.problem { throw fail("encoderWindow \(encoderWindow)", problem) }
         if let initialPrompt, initialPrompt.utf8.count > 4096 {
             throw fail("initialPrompt (\(initialPrompt.utf8.count) bytes)", "at most 4 096 bytes")
         }

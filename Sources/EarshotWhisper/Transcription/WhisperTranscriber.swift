@@ -27,7 +27,9 @@ public struct WhisperSegment: Sendable, Equatable {
 /// audio; 30 s windows (3 000 frames, zero-padded); each decoded with the text before it as a prompt,
 /// at temperature 0 and again at higher ones while the result is too repetitive or too improbable;
 /// windows that sound silent skipped; segments cut at timestamp pairs; the next window starting at
-/// the last complete segment's end (or last word's), so nothing is cut mid-word.
+/// the last complete segment's end (or last word's), so nothing is cut mid-word. With a fitted
+/// ``WhisperOptions/encoderWindow`` a window's encoder runs over its audio plus a margin instead of 30 s
+/// (``WhisperEncoderWindow``); its timestamps stop at the window's end and its times at the audio's.
 ///
 /// Holds an encoder, a decoder and their buffers for one stream of work (not thread-safe); the model
 /// is shared.
@@ -79,7 +81,7 @@ public final class WhisperTranscriber {
         let windowFrames = encoder.inputFrames
         let language = try languageFor(features: features, frames: frames, options: options)
         let startSequence = try tokenizer.startSequence(language: language)
-        let search = WhisperSearch(
+        var search = WhisperSearch(
             decoder: decoder,
             filter: LogitFilter(
                 tokenizer: tokenizer, suppressed: options.suppressTokens ?? tokenizer.defaultSuppressedTokens,
@@ -102,12 +104,16 @@ public final class WhisperTranscriber {
             if isCancelled() { throw EarshotError(.canceled, "whisper: transcription cancelled") }
             let timeOffset = Double(seek) / Self.framesPerSecond
             let size = min(windowFrames, contentFrames - seek)
-            window.update(repeating: 0, count: windowFrames * mels)
+            // A fitted window encodes `positions` (≥ its audio) of the 1 500, its timestamps limited to them.
+            let positions = options.encoderWindow.positions(contentFrames: size, audioContext: encoder.inputFrames / 2)
+            let fitted = 2 * positions < windowFrames
+            window.update(repeating: 0, count: 2 * positions * mels)
             features.withUnsafeBufferPointer { window.update(from: $0.baseAddress! + seek * mels, count: size * mels) }
-            guard encoder.encode(window, contentFrames: size, isCancelled: isCancelled) else {
+            guard encoder.encode(window, contentFrames: size, positions: positions, isCancelled: isCancelled) else {
                 throw EarshotError(.canceled, "whisper: transcription cancelled")
             }
-            decoder.begin(encoderOutput: encoder.output)
+            decoder.begin(encoderOutput: encoder.output, positions: positions)
+            search.filter.latestTimestampIndex = fitted ? positions : nil
 
             let previous = Array(allTokens[promptResetSince...])
             var prompt: [Int] = []
@@ -143,6 +149,10 @@ public final class WhisperTranscriber {
             }
             // Always forward, whatever the timestamps said.
             seek = nextSeek > previousSeek ? nextSeek : previousSeek + size
+            if fitted {
+                // The window's padding is audio no one said anything in: no time reaches past the audio.
+                Self.clamp(&windowSegments, to: timeOffset + Double(size) / Self.framesPerSecond)
+            }
             for segment in windowSegments {
                 let text = tokenizer.decode(segment.tokens)
                 if segment.start == segment.end || text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
@@ -200,6 +210,18 @@ public final class WhisperTranscriber {
             prompt: try tokenizer.startSequence(language: options.language),
             strategy: options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
         return (result.hypotheses[0], result.noSpeechProbability)
+    }
+
+    /// Moves every segment and word time after `end` (the window's audio's end) back to it.
+    static func clamp(_ segments: inout [WordTiming.Segment], to end: Double) {
+        for s in segments.indices {
+            segments[s].start = min(segments[s].start, end)
+            segments[s].end = min(segments[s].end, end)
+            for w in segments[s].words.indices {
+                segments[s].words[w].start = min(segments[s].words[w].start, end)
+                segments[s].words[w].end = min(segments[s].words[w].end, end)
+            }
+        }
     }
 
     /// The end of the last word of `segments`, else of the last segment.

@@ -1,0 +1,108 @@
+import EarshotCore
+import EarshotLab
+import EarshotTestTraits
+import Foundation
+import Testing
+
+@testable import EarshotWhisper
+
+/// Issue 47, item 2: the fitted encoder window (``WhisperEncoderWindow``) — its rule, and its words and
+/// times against the full 30 s window's on the LibriVox clips.
+@Suite(.computing) struct WhisperEncoderWindowTests {
+    static let folder = "/usr/share/pocketsphinx/test/data/librivox"
+
+    /// The five clips and their texts, from the folder's Sphinx `transcription` file.
+    static func clips() throws -> [(path: String, text: String)] {
+        try String(contentsOfFile: folder + "/transcription", encoding: .utf8).split(separator: "\n").map { line in
+            let id = line[line.index(after: line.lastIndex(of: "(")!)..<line.lastIndex(of: ")")!]
+            let text = line.replacingOccurrences(of: "<s>", with: "").replacingOccurrences(of: "</s>", with: "")
+            return ("\(folder)/\(id).wav", String(text[..<text.lastIndex(of: "(")!]))
+        }
+    }
+
+    @Test func theRuleFitsTheAudioPlusAMarginAtLeastTheMinimumInWholeBlocks() {
+        let live = WhisperEncoderWindow.live
+        #expect(WhisperEncoderWindow.full.positions(contentFrames: 300, audioContext: 1500) == 1500)
+        guard case .fitted(let minimum, let margin) = live else {
+            Issue.record("the live rule is not a fitted window")
+            return
+        }
+        // A short utterance gets the minimum; a longer one its length plus the margin, in blocks of 64.
+        #expect(live.positions(contentFrames: 300, audioContext: 1500) == minimum)
+        let long = live.positions(contentFrames: 2000, audioContext: 1500)
+        #expect(long >= 1000 + margin && long < 1000 + margin + 64 && long % 64 == 0)
+        // Never past the model's window.
+        #expect(live.positions(contentFrames: 3000, audioContext: 1500) == 1500)
+        let odd = WhisperEncoderWindow.fitted(minimum: 1, margin: 0)
+        #expect(odd.positions(contentFrames: 129, audioContext: 1500) == 128)
+        #expect(odd.positions(contentFrames: 127, audioContext: 1500) == 64)
+    }
+
+    @Test(arguments: [
+        ("full", WhisperEncoderWindow.full), ("fitted", .live), ("fitted:512", .fitted(minimum: 512, margin: 128)),
+        ("fitted:512:0", .fitted(minimum: 512, margin: 0)),
+    ])
+    func theOptionReadsItsNames(text: String, window: WhisperEncoderWindow) {
+        #expect(WhisperEncoderWindow(text) == window)
+    }
+
+    @Test func otherNamesAndNumbersOutOfRangeAreRefused() {
+        for text in ["", "half", "fitted:", "fitted:a", "fitted:1:2:3", "full:1"] { #expect(WhisperEncoderWindow(text) == nil) }
+        #expect(throws: EarshotError.self) {
+            try WhisperOptions(encoderWindow: .fitted(minimum: 0, margin: 64)).validate()
+        }
+        #expect(throws: EarshotError.self) {
+            try WhisperOptions(encoderWindow: .fitted(minimum: 512, margin: 2000)).validate()
+        }
+    }
+
+    /// The live rule transcribes the clips with no more word errors than the full window (the
+    /// measurement in BENCHMARKS.md: the same 4 errors in 71 words), and every segment and word time lies
+    /// inside the clip, in order.
+    @Test func theLiveRuleKeepsTheFullWindowsWordsAndItsTimesStayInsideTheAudio() throws {
+        let model = try WhisperFixtures.model()
+        let transcriber = try WhisperTranscriber(model: model)
+        var full = WordErrorRate.zero
+        var fitted = WordErrorRate.zero
+        for (path, text) in try Self.clips() {
+            let samples = try WhisperFixtures.samples(path)
+            let duration = Double(samples.count) / 16_000
+            let (whole, short) = try samples.withUnsafeBufferPointer {
+                (
+                    try transcriber.transcribe($0),
+                    try transcriber.transcribe($0, options: WhisperOptions(encoderWindow: .live))
+                )
+            }
+            full = full + WordErrorRate(reference: text, hypothesis: whole.map(\.text).joined())
+            fitted = fitted + WordErrorRate(reference: text, hypothesis: short.map(\.text).joined())
+            #expect(!short.isEmpty, "\(path)")
+            for segment in short {
+                #expect(0 <= segment.start && segment.start <= segment.end && segment.end <= duration, "\(path)")
+                for word in segment.words {
+                    #expect(segment.start <= word.start && word.start <= word.end && word.end <= duration, "\(path)")
+                }
+            }
+            let words = short.flatMap(\.words)
+            #expect(zip(words, words.dropFirst()).allSatisfy { $0.start <= $1.start }, "\(path)")
+        }
+        #expect(fitted.errors <= full.errors, "fitted \(fitted), full \(full)")
+    }
+
+    /// A window fitted to exactly the audio (no margin, no minimum) may say anything past it, but no
+    /// segment or word ends after the audio: its timestamps stop at the window's end, its times at the
+    /// audio's.
+    @Test func aTightWindowsTimesStillStayInsideTheAudio() throws {
+        let model = try WhisperFixtures.model()
+        let transcriber = try WhisperTranscriber(model: model)
+        let (path, _) = try Self.clips()[1]
+        let samples = try WhisperFixtures.samples(path)
+        let duration = Double(samples.count) / 16_000
+        let segments = try samples.withUnsafeBufferPointer {
+            try transcriber.transcribe($0, options: WhisperOptions(encoderWindow: .fitted(minimum: 1, margin: 0)))
+        }
+        for segment in segments {
+            #expect(segment.start <= segment.end && segment.end <= duration)
+            #expect(segment.words.allSatisfy { $0.start <= $0.end && $0.end <= duration })
+        }
+    }
+}
