@@ -220,4 +220,61 @@ private let chessData = repository + "/Examples/language-models/chess.json"
         let weightAlone = try earshot(["transcribe", "--language-model-weight", "0.5", clip])
         #expect(weightAlone.status == 1 && weightAlone.standardError.contains("--language-model"))
     }
+
+    /// Issue 51, item 11: a corrupted model's ARPA file crashed `transcribe` (status 139) and the
+    /// service at its first request for the model. Both now refuse it at start, naming the file.
+    @Test func aCorruptedModelIsRefusedAtStart() throws {
+        let directory = try TemporaryDirectory("earshot-lm-corrupt")
+        let model = directory.file("chess-lm")
+        #expect(try earshot(["lm", "build", chessData, "--output", model]).status == 0)
+        var state: UInt64 = 11
+        let random = Data(
+            (0..<8_000).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            })
+        let arpa = model + "/language-model.arpa"
+        try random.write(to: URL(fileURLWithPath: arpa))
+        let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+        let transcribed = try earshot(["transcribe", "--recognizer", "pocketsphinx", "--language-model", model, clip])
+        #expect(
+            transcribed.status == 2 && transcribed.standardError.contains(arpa + ":"), "\(transcribed.standardError)")
+
+        // The service: run until it either listens (the defect) or exits.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.earshotPath)
+        process.arguments = ["serve", "--port", "0", "--recognizer", "pocketsphinx", "--language-model", "m=" + model]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var printed = Data()
+        while !String(decoding: printed, as: UTF8.self).contains("listening on") {
+            let data = errors.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            printed += data
+        }
+        let listening = String(decoding: printed, as: UTF8.self).contains("listening on")
+        if listening { process.interrupt() }
+        printed += errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: printed, as: UTF8.self)
+        #expect(!listening && process.terminationStatus == 2 && text.contains(arpa + ":"), "\(text)")
+    }
+
+    /// Issue 51, item 18: a word of a megabyte is refused naming the limit, in a message of a few lines.
+    @Test func aBuildRefusesOversizedDataWithAShortMessage() throws {
+        let directory = try TemporaryDirectory("earshot-lm-big")
+        let data = directory.file("big.json")
+        let word = String(repeating: "x", count: 1_000_000)
+        try Data(
+            #"{"locale": "en_US", "identifier": "x", "version": "1", "phrases": [{"phrase": "play \#(word)", "count": 1}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: data))
+        let refused = try earshot(["lm", "build", data, "--output", directory.file("out")])
+        #expect(
+            refused.status == 2 && refused.standardError.contains("at most 64"), "\(refused.standardError.prefix(500))")
+        #expect(refused.standardError.count < 1_000, "\(refused.standardError.count) characters")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
+    }
 }

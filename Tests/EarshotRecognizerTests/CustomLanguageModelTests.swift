@@ -187,10 +187,11 @@ private let chess = CustomLanguageModelData(locale: "en_US", identifier: "com.ex
         #expect { try CustomLanguageModel(directory: other) } throws: {
             "\($0)".contains("not a custom language model")
         }
-        // A manifest from another format version is refused with the remedy.
+        // A manifest from another format version (1: before the files' hashes) is refused with the remedy.
         let manifest = directory + "/manifest.json"
         let text = try String(contentsOfFile: manifest, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: "\"format_version\" : 1", with: "\"format_version\" : 0").utf8)
+        #expect(text.contains("\"format_version\" : 2"))
+        try Data(text.replacingOccurrences(of: "\"format_version\" : 2", with: "\"format_version\" : 1").utf8)
             .write(to: URL(fileURLWithPath: manifest))
         #expect { try CustomLanguageModel(directory: directory) } throws: { "\($0)".contains("build it again") }
         // A word no dictionary knows and no pronunciation gives.
@@ -200,5 +201,157 @@ private let chess = CustomLanguageModelData(locale: "en_US", identifier: "com.ex
             "\($0)".contains("zukertort")
         }
         #expect(!FileManager.default.fileExists(atPath: parent + "/z"))
+    }
+
+    /// A chess model built in a fresh folder, and the folder (removed by the caller).
+    private func builtChess() throws -> (model: CustomLanguageModel, parent: String) {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("lm-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        return (try CustomLanguageModel.build(chess, into: parent + "/chess"), parent)
+    }
+
+    /// The message of the error opening `directory`, "" if it opens; a wrong error code is reported in it.
+    private func refusal(_ directory: String) -> String {
+        do {
+            _ = try CustomLanguageModel(directory: directory)
+            return ""
+        } catch let error as EarshotError {
+            return error.code == .invalidInput ? error.message : "wrong code: \(error)"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Issue 51, item 11: a damaged ARPA file crashed PocketSphinx at the first request. Each kind of
+    /// damage is refused when the folder is opened, naming the file (and the line where there is one).
+    @Test func aDamagedLanguageModelIsRefusedWhenOpened() throws {
+        let (model, parent) = try builtChess()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        #expect(model.manifest.fileSHA256.keys.sorted() == ["data.json", "language-model.arpa", "pronunciations.dict"])
+        let original = try Data(contentsOf: URL(fileURLWithPath: model.arpaPath))
+        var state: UInt64 = 51
+        let random = Data(
+            (0..<8_000).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            })
+        let text = String(decoding: original, as: UTF8.self)
+        let huge = text.replacingOccurrences(
+            of: "ngram 1=\(model.manifest.ngrams[0])", with: "ngram 1=\(model.manifest.ngrams[0])000000000")
+        for (damage, bytes, expected) in [
+            ("random bytes", random, model.arpaPath + ":"),
+            (
+                "truncated", original.prefix(through: original.prefix(original.count / 2).lastIndex(of: 0x0A)!),
+                "the file ends after"
+            ),
+            ("huge counts", Data(huge.utf8), model.arpaPath + ":2: 1-grams counted"),
+            ("empty", Data(), "no \\data\\ line"),
+        ] {
+            try bytes.write(to: URL(fileURLWithPath: model.arpaPath))
+            let message = refusal(model.directory)
+            #expect(message.contains(model.arpaPath) && message.contains(expected), "\(damage): \(message)")
+        }
+        // A FIFO would block the reader, /dev/zero never ends: neither is opened.
+        try FileManager.default.removeItem(atPath: model.arpaPath)
+        #expect(mkfifo(model.arpaPath, 0o600) == 0)
+        #expect(refusal(model.directory).contains("\(model.arpaPath): is a FIFO"), "\(refusal(model.directory))")
+        try FileManager.default.removeItem(atPath: model.arpaPath)
+        try FileManager.default.createSymbolicLink(atPath: model.arpaPath, withDestinationPath: "/dev/zero")
+        #expect(refusal(model.directory).contains("\(model.arpaPath): is a device"), "\(refusal(model.directory))")
+        try FileManager.default.removeItem(atPath: model.arpaPath)
+        try original.write(to: URL(fileURLWithPath: model.arpaPath))
+        #expect(refusal(model.directory) == "")
+    }
+
+    /// A garbage pronunciations file is refused naming its line; a well-formed file, or any file, that
+    /// differs from what was built is refused by its SHA-256.
+    @Test func damagedPronunciationsAndChangedFilesAreRefused() throws {
+        let (model, parent) = try builtChess()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let dictionary = try String(contentsOfFile: model.dictionaryPath, encoding: .utf8)
+        #expect(dictionary == "winawer W IH N AW ER\ntartakower T AA R T AH K AW ER\n")
+        for (garbage, expected) in [
+            ("winawer W IH N AW ER\ntartakower T AA R T @ K AW ER\n", ":2: \"@\" is not a phone of the en-us model"),
+            ("winawer\n", ":1: expected a word and 1 to 64 phones"),
+            ("win\u{7}awer W\n", ":1: expected a word"),
+            ("\u{FF}\u{FE}", ":1: expected a word and"),
+        ] {
+            try Data(garbage.utf8).write(to: URL(fileURLWithPath: model.dictionaryPath))
+            let message = refusal(model.directory)
+            #expect(message.contains(model.dictionaryPath) && message.contains(expected), "\(message)")
+        }
+        try Data([0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: model.dictionaryPath))
+        #expect(refusal(model.directory).contains("not UTF-8"))
+        // Well-formed but not what was built.
+        try Data("winawer W IH N AW ER\n".utf8).write(to: URL(fileURLWithPath: model.dictionaryPath))
+        let changed = refusal(model.directory)
+        #expect(
+            changed.contains(model.dictionaryPath) && changed.contains("SHA-256") && changed.contains("build it again"))
+        try Data(dictionary.utf8).write(to: URL(fileURLWithPath: model.dictionaryPath))
+        #expect(refusal(model.directory) == "")
+        // A probability changed, still a valid model; the data file with a space added.
+        let arpa = try String(contentsOfFile: model.arpaPath, encoding: .utf8)
+        let edited = try #require(arpa.range(of: "\t", range: arpa.range(of: "\\2-grams:")!.upperBound..<arpa.endIndex))
+        try Data(arpa.replacingCharacters(in: edited, with: "1\t").utf8).write(to: URL(fileURLWithPath: model.arpaPath))
+        #expect(refusal(model.directory).contains("\(model.arpaPath): its SHA-256"), "\(refusal(model.directory))")
+        try Data(arpa.utf8).write(to: URL(fileURLWithPath: model.arpaPath))
+        let data = try Data(contentsOf: URL(fileURLWithPath: model.dataPath))
+        try (data + Data(" ".utf8)).write(to: URL(fileURLWithPath: model.dataPath))
+        #expect(refusal(model.directory).contains("\(model.dataPath): its SHA-256"), "\(refusal(model.directory))")
+    }
+
+    /// Issue 51, item 18: what makes a build long or large is refused before anything is expanded, and
+    /// a message quotes at most 80 characters of what it refuses.
+    @Test func oversizedDataIsRefusedBeforeItIsExpanded() throws {
+        func refusal(_ edit: (inout CustomLanguageModelData) -> Void) -> String {
+            var data = chess
+            edit(&data)
+            do {
+                try data.validate()
+                return ""
+            } catch {
+                return "\(error)"
+            }
+        }
+        // 100 000 expansions of a 5 000-character phrase: 500 million characters, counted, not expanded.
+        let long = refusal {
+            $0.templates = [
+                .init(classes: ["n": (1...100_000).map { "w\($0)" }]) {
+                    CustomLanguageModelData.Template(
+                        "<n> " + String(repeating: "pawn ", count: 1_000), count: 10)
+                }
+            ]
+        }
+        #expect(long.contains("\(CustomLanguageModelData.maxPhraseCharacters) characters"), "\(long)")
+        let classes = refusal {
+            $0.templates[0].classes = Dictionary(uniqueKeysWithValues: (0..<2_000).map { ("c\($0)", ["pawn"]) })
+            $0.templates[0].classes["piece"] = ["pawn"]
+            $0.templates[0].classes["royal"] = ["king"]
+            $0.templates[0].classes["rank"] = ["1"]
+        }
+        #expect(classes.contains("2003 classes; at most \(CustomLanguageModelData.maxClasses)"), "\(classes)")
+        let members = refusal { $0.templates[0].classes["rank"] = (0..<200_000).map(String.init) }
+        #expect(members.contains("at most \(CustomLanguageModelData.maxClassMembers)"), "\(members)")
+        // A word of a million characters: refused naming the limit, in a short message.
+        let word = String(repeating: "x", count: 1_000_000)
+        for edit: (inout CustomLanguageModelData) -> Void in [
+            { $0.phrases[0].phrase = "Play " + word },
+            { $0.pronunciations[0].grapheme = word },
+            { $0.templates[0].classes["rank"] = [word] },
+            { $0.pronunciations[0].phonemes = [word] },
+        ] {
+            let message = refusal(edit)
+            #expect(!message.isEmpty && message.count < 400, "\(message.prefix(400))")
+        }
+        #expect(
+            refusal { $0.phrases[0].phrase = "Play " + word }.contains(
+                "at most \(CustomLanguageModelData.maxWordLength)"))
+        // Words glued across a slot are checked once expanded, before the model is estimated.
+        var glued = chess
+        glued.templates[0].classes["rank"] = [String(repeating: "y", count: 62)]
+        glued.templates[0].templates[0].template = "<piece> to <royal> <piece><rank>"
+        #expect { try CustomLanguageModel.build(glued, into: "/nonexistent/glued") } throws: {
+            "\($0)".contains("expected at most \(CustomLanguageModelData.maxWordLength)")
+        }
     }
 }

@@ -10,12 +10,20 @@ public import Foundation
 /// - `pronunciations.dict`: dictionary entries for the custom pronunciations (X-SAMPA mapped to the CMU
 ///   phones) in PocketSphinx's format;
 /// - `data.json`: the training data as built, for recognizers that bias rather than interpolate;
-/// - `manifest.json`: the format, identifier, version, locale, the source's SHA-256 and what was built.
-///   A directory without it, or from another format version, is refused with an error saying to
-///   build it again.
+/// - `manifest.json`: the format, identifier, version, locale, the source's SHA-256, each file's
+///   SHA-256 and what was built. A directory without it, or from another format version, is refused
+///   with an error saying to build it again.
+///
+/// Opening a directory reads and checks every file in Swift — regular files only, sizes bounded, the
+/// ARPA model by ``ARPAFile``, the pronunciations by ``CustomPronunciationEntries``, the data as
+/// `lm build` checks it, then each file's SHA-256 against the manifest's — and keeps what it checked:
+/// the recognizers are given those bytes and entries, never the files again. A model damaged on disk is
+/// refused when it is opened (`.invalidInput`, naming the file and line) rather than crashing a C
+/// library at the first request.
 public struct CustomLanguageModel: Sendable, Hashable {
     public static let format = "earshot-custom-language-model"
-    public static let formatVersion = 1
+    /// 2: the manifest records each file's SHA-256.
+    public static let formatVersion = 2
 
     /// What the directory holds and where it came from.
     public struct Manifest: Sendable, Hashable, Codable {
@@ -26,6 +34,8 @@ public struct CustomLanguageModel: Sendable, Hashable {
         public var locale: String
         /// SHA-256 of the data file (or of the data's JSON, when built from the library).
         public var sourceSHA256: String
+        /// SHA-256 of each file of the directory but the manifest, by file name.
+        public var fileSHA256: [String: String]
         /// The n-gram order and how many n-grams of each order the ARPA file has.
         public var order: Int
         public var ngrams: [Int]
@@ -33,63 +43,125 @@ public struct CustomLanguageModel: Sendable, Hashable {
         public var phrases: Int
         public var words: Int
         public var customPronunciations: Int
-        /// Words pronounced by the grapheme-to-phoneme fallback (absent in models built before it).
+        /// Words pronounced by the grapheme-to-phoneme fallback.
         public var guessedPronunciations: [String]?
 
         enum CodingKeys: String, CodingKey {
             case format, identifier, version, locale, order, ngrams, phrases, words
             case formatVersion = "format_version"
             case sourceSHA256 = "source_sha256"
+            case fileSHA256 = "file_sha256"
             case customPronunciations = "custom_pronunciations"
             case guessedPronunciations = "guessed_pronunciations"
         }
     }
 
+    /// The manifest's format and version, read before the rest so that another version is told to
+    /// build again rather than that its manifest is malformed.
+    private struct ManifestHeader: Decodable {
+        var format: String
+        var formatVersion: Int
+        enum CodingKeys: String, CodingKey {
+            case format
+            case formatVersion = "format_version"
+        }
+    }
+
     public let directory: String
     public let manifest: Manifest
+    /// The ARPA model as checked: PocketSphinx is given these bytes.
+    let arpa: ARPAFile
+    /// The custom pronunciations as checked.
+    private let entries: [(word: String, phones: String)]
+    private let trainingData: CustomLanguageModelData
 
-    public var arpaPath: String { directory + "/language-model.arpa" }
-    public var dictionaryPath: String { directory + "/pronunciations.dict" }
-    public var dataPath: String { directory + "/data.json" }
+    public var arpaPath: String { directory + "/" + Self.arpaName }
+    public var dictionaryPath: String { directory + "/" + Self.dictionaryName }
+    public var dataPath: String { directory + "/" + Self.dataName }
     static let manifestName = "manifest.json"
+    static let arpaName = "language-model.arpa"
+    static let dictionaryName = "pronunciations.dict"
+    static let dataName = "data.json"
+    static let maxManifestBytes = 1 << 20
+    static let maxDataBytes = 16 << 20
 
-    /// Opens a built directory, refusing one that is not a custom language model or is from another
-    /// format version.
+    /// Opens a built directory, refusing one that is not a custom language model, is from another
+    /// format version, or has a file that is not what was built: its content is checked first, so the
+    /// error says what is wrong and where, then its SHA-256 against the manifest's.
     public init(directory: String) throws {
         let path = directory + "/" + Self.manifestName
-        guard let bytes = FileManager.default.contents(atPath: path) else {
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
             throw EarshotError(
                 .invalidInput,
                 "\(directory): not a custom language model (no \(Self.manifestName)); build one with earshot lm build")
         }
-        guard let manifest = try? JSONDecoder().decode(Manifest.self, from: bytes), manifest.format == Self.format
-        else {
+        let bytes = try RegularFile.read(path, limit: Self.maxManifestBytes)
+        let decoder = JSONDecoder()
+        guard let header = try? decoder.decode(ManifestHeader.self, from: bytes), header.format == Self.format else {
             throw EarshotError(.invalidInput, "\(path): not an Earshot custom language model manifest")
         }
-        guard manifest.formatVersion == Self.formatVersion else {
+        guard header.formatVersion == Self.formatVersion else {
             throw EarshotError(
                 .invalidInput,
-                "\(directory): built in format version \(manifest.formatVersion), this earshot reads \(Self.formatVersion); build it again with earshot lm build"
+                "\(directory): built in format version \(header.formatVersion), this earshot reads \(Self.formatVersion); build it again with earshot lm build"
             )
+        }
+        let manifest: Manifest
+        do { manifest = try decoder.decode(Manifest.self, from: bytes) } catch {
+            throw EarshotError(
+                .invalidInput, "\(path): not a format version \(Self.formatVersion) manifest; build it again")
+        }
+        func read(_ name: String, limit: Int) throws -> (path: String, bytes: Data) {
+            let file = directory + "/" + name
+            var status = stat()
+            guard lstat(file, &status) == 0 else {
+                throw EarshotError(.invalidInput, "\(file): missing from the custom language model; build it again")
+            }
+            return (file, try RegularFile.read(file, limit: limit))
+        }
+        let arpaFile = try read(Self.arpaName, limit: ARPAFile.maxBytes)
+        let dictionaryFile = try read(Self.dictionaryName, limit: CustomPronunciationEntries.maxBytes)
+        let dataFile = try read(Self.dataName, limit: Self.maxDataBytes)
+        arpa = try ARPAFile(bytes: arpaFile.bytes, path: arpaFile.path)
+        entries = try CustomPronunciationEntries.parse(dictionaryFile.bytes, path: dictionaryFile.path)
+        trainingData = try CustomLanguageModelData.decode(dataFile.bytes, path: dataFile.path)
+        for (name, file) in [
+            (Self.arpaName, arpaFile), (Self.dictionaryName, dictionaryFile), (Self.dataName, dataFile),
+        ] {
+            let hash = Self.sha256(file.bytes)
+            guard hash == manifest.fileSHA256[name] else {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(file.path): its SHA-256 is \(hash), \(path) records \(CustomLanguageModelData.quoted(manifest.fileSHA256[name] ?? "none")); the file changed after it was built: build it again"
+                )
+            }
         }
         self.directory = directory
         self.manifest = manifest
-        for file in [arpaPath, dictionaryPath, dataPath] where !FileManager.default.isReadableFile(atPath: file) {
-            throw EarshotError(.invalidInput, "\(file): missing from the custom language model; build it again")
-        }
+    }
+
+    /// Two models are equal when they come from the same directory with the same manifest, which holds
+    /// every file's hash.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.directory == rhs.directory && lhs.manifest == rhs.manifest
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(directory)
+        hasher.combine(manifest)
+    }
+
+    static func sha256(_ bytes: Data) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The custom pronunciations as PocketSphinx dictionary entries: the word (a second pronunciation
-    /// as `word(2)`) and its CMU phones.
-    public func pronunciations() throws -> [(word: String, phones: String)] {
-        guard let text = try? String(contentsOfFile: dictionaryPath, encoding: .utf8) else {
-            throw EarshotError(.invalidInput, "\(dictionaryPath): cannot read the custom pronunciations")
-        }
-        return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ", maxSplits: 1)
-            return fields.count == 2 ? (String(fields[0]), String(fields[1])) : nil
-        }
-    }
+    /// as `word(2)`) and its CMU phones, as checked when the directory was opened.
+    public func pronunciations() throws -> [(word: String, phones: String)] { entries }
+
+    /// The training data the directory was built from, as checked when it was opened.
+    public func data() throws -> CustomLanguageModelData { trainingData }
 
     /// A prompt that primes Whisper with the model's vocabulary, as a list of words: those given
     /// pronunciations, then the words of the exact phrases, then the templates' class members, as the
@@ -130,157 +202,5 @@ public struct CustomLanguageModel: Sendable, Hashable {
             if words.count == limit { break }
         }
         return words
-    }
-
-    /// The training data the directory was built from.
-    public func data() throws -> CustomLanguageModelData { try CustomLanguageModelData.read(path: dataPath) }
-
-    /// Builds `data` into `directory`: checks it, expands the phrases, maps the custom pronunciations,
-    /// makes sure every word can be pronounced (from the custom pronunciations, `dictionary` — the
-    /// recognizer's pronouncing dictionary — or else `guess`, a grapheme-to-phoneme source giving a
-    /// word's CMU phones), estimates the trigram model and writes the files.
-    ///
-    /// The directory is written beside itself and renamed into place, so a failed build leaves the
-    /// previous one intact; an existing directory that is not a custom language model (no manifest) and
-    /// not empty is refused rather than replaced.
-    public static func build(
-        _ data: CustomLanguageModelData, source: Data? = nil, into directory: String,
-        dictionary: String = PocketSphinxConfiguration.default.dictionary,
-        guess: ((String) throws -> [String])? = nil
-    ) throws -> CustomLanguageModel {
-        try data.validate()
-        let known = try dictionaryWords(dictionary)
-        var entries: [String] = []
-        var custom: Set<String> = []
-        for pronunciation in data.pronunciations {
-            let word = CustomLanguageModelData.words(in: pronunciation.grapheme)[0]
-            for (index, phonemes) in pronunciation.phonemes.enumerated() {
-                let phones = try XSAMPAToCMU.phones(phonemes).joined(separator: " ")
-                entries.append((index == 0 ? word : "\(word)(\(index + 1))") + " " + phones)
-            }
-            custom.insert(word)
-        }
-        let sentences = data.expandedPhrases().map {
-            (words: CustomLanguageModelData.words(in: $0.phrase), count: $0.count)
-        }
-        let vocabulary = Set(sentences.flatMap(\.words))
-        var missing = vocabulary.subtracting(known).subtracting(custom).sorted()
-        var guessed: [String] = []
-        if let guess {
-            for word in missing {
-                let phones: [String]
-                do { phones = try guess(word) } catch {
-                    throw EarshotError(
-                        .invalidInput,
-                        "no pronunciation for '\(word)': not in \(dictionary), and the grapheme-to-phoneme fallback failed (\(error)); add it to pronunciations (X-SAMPA)"
-                    )
-                }
-                entries.append(word + " " + phones.joined(separator: " "))
-                guessed.append(word)
-            }
-            missing = []
-        }
-        if !missing.isEmpty {
-            let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? ", …" : "")
-            throw EarshotError(
-                .invalidInput,
-                "no pronunciation for \(missing.count) word(s): \(shown); \(dictionary) lacks them: add them to pronunciations (X-SAMPA)"
-            )
-        }
-        let model = KneserNeyModel(sentences: sentences, order: 3)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let dataJSON = try data.json()
-        let manifest = Manifest(
-            format: format, formatVersion: formatVersion, identifier: data.identifier, version: data.version,
-            locale: data.locale,
-            sourceSHA256: SHA256.hash(data: source ?? dataJSON).map { String(format: "%02x", $0) }.joined(),
-            order: model.order,
-            ngrams: model.probabilities.map(\.count).enumerated().map { $0.offset == 0 ? $0.element + 1 : $0.element },
-            phrases: sentences.count, words: vocabulary.count, customPronunciations: custom.count,
-            guessedPronunciations: guessed)
-        try replaceDirectory(directory) { staging in
-            try Data(model.arpa().utf8).write(to: URL(fileURLWithPath: staging + "/language-model.arpa"))
-            try Data(entries.map { $0 + "\n" }.joined().utf8).write(
-                to: URL(fileURLWithPath: staging + "/pronunciations.dict"))
-            try dataJSON.write(to: URL(fileURLWithPath: staging + "/data.json"))
-            try encoder.encode(manifest).write(to: URL(fileURLWithPath: staging + "/" + manifestName))
-        }
-        return try CustomLanguageModel(directory: directory)
-    }
-
-    /// The words of a PocketSphinx dictionary (alternates such as `read(2)` under their word).
-    static func dictionaryWords(_ path: String) throws -> Set<String> {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw EarshotError(.modelUnavailable, "\(path): cannot read the pronouncing dictionary")
-        }
-        var words = Set<String>()
-        for line in text.split(separator: "\n") {
-            guard let first = line.split(separator: " ", maxSplits: 1).first else { continue }
-            words.insert(String(first.split(separator: "(").first ?? first))
-        }
-        return words
-    }
-
-    /// The pronunciations `dictionary` (a PocketSphinx dictionary) gives each of `words` (lower case),
-    /// alternates in the dictionary's order; words it lacks are absent.
-    public static func dictionaryPronunciations(_ dictionary: String, of words: Set<String>) throws
-        -> [String: [[String]]]
-    {
-        guard let text = try? String(contentsOfFile: dictionary, encoding: .utf8) else {
-            throw EarshotError(.modelUnavailable, "\(dictionary): cannot read the pronouncing dictionary")
-        }
-        var found: [String: [[String]]] = [:]
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard let first = fields.first else { continue }
-            let word = String(first.split(separator: "(").first ?? first)
-            if words.contains(word) { found[word, default: []].append(fields.dropFirst().map(String.init)) }
-        }
-        return found
-    }
-
-    /// Writes a new directory beside `directory` with `write`, then swaps it into place.
-    private static func replaceDirectory(_ directory: String, write: (String) throws -> Void) throws {
-        let files = FileManager.default
-        // A symlink given as the output is followed: the model it points to is replaced, the link kept.
-        let target = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath()
-        let parent = target.deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard files.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw EarshotError(.writeFailed, "\(directory): the folder \(parent) does not exist")
-        }
-        let exists = files.fileExists(atPath: target.path, isDirectory: &isDirectory)
-        if exists {
-            let ours = files.fileExists(atPath: target.path + "/" + manifestName)
-            let empty = (try? files.contentsOfDirectory(atPath: target.path))?.isEmpty ?? false
-            guard isDirectory.boolValue, ours || empty else {
-                throw EarshotError(
-                    .writeFailed,
-                    "\(directory) exists and is not a custom language model; refusing to replace it (choose another --output)"
-                )
-            }
-        }
-        let staging = parent + "/." + target.lastPathComponent + ".building-\(getpid())"
-        try? files.removeItem(atPath: staging)
-        do {
-            try files.createDirectory(atPath: staging, withIntermediateDirectories: false)
-            try write(staging)
-            if exists {
-                let old = parent + "/." + target.lastPathComponent + ".old-\(getpid())"
-                try files.moveItem(atPath: target.path, toPath: old)
-                try files.moveItem(atPath: staging, toPath: target.path)
-                try? files.removeItem(atPath: old)
-            } else {
-                try files.moveItem(atPath: staging, toPath: target.path)
-            }
-        } catch let error as EarshotError {
-            try? files.removeItem(atPath: staging)
-            throw error
-        } catch {
-            try? files.removeItem(atPath: staging)
-            throw EarshotError(
-                .writeFailed, "\(directory): cannot write the language model (\(error.localizedDescription))")
-        }
     }
 }

@@ -27,10 +27,18 @@ public struct CustomLanguageModelData: Sendable, Equatable, Codable {
     public var templates: [PhraseCountsFromTemplates]
     public var pronunciations: [CustomPronunciation]
 
-    /// Expansions one template may have, and phrases in all: beyond these the data is refused rather
-    /// than built for minutes (the chess template has 576).
+    /// Expansions one template may have, phrases in all, and their characters once expanded (counted
+    /// before expanding): beyond these the data is refused rather than built for minutes (the chess
+    /// template has 576 expansions, 15 000 characters).
     public static let maxExpansionsPerTemplate = 100_000
     public static let maxPhrases = 1_000_000
+    public static let maxPhraseCharacters = 5_000_000
+    /// Classes and class members in all templates, and custom pronunciations.
+    public static let maxClasses = 1_000
+    public static let maxClassMembers = 100_000
+    public static let maxPronunciations = 10_000
+    /// Characters of one word (the longest English words have some 45).
+    public static let maxWordLength = 64
 
     /// A phrase the app expects, and how often relative to the others.
     public struct PhraseCount: Sendable, Equatable, Codable {
@@ -146,6 +154,11 @@ extension CustomLanguageModelData {
         guard let bytes = FileManager.default.contents(atPath: path) else {
             throw EarshotError(.invalidInput, "\(path): cannot read the language model data file")
         }
+        return try decode(bytes, path: path)
+    }
+
+    /// The data of `bytes`, the JSON of the file at `path`, checked as ``read(path:)`` checks it.
+    static func decode(_ bytes: Data, path: String) throws -> CustomLanguageModelData {
         let data: CustomLanguageModelData
         do {
             data = try JSONDecoder().decode(CustomLanguageModelData.self, from: bytes)
@@ -156,7 +169,8 @@ extension CustomLanguageModelData {
         } catch let DecodingError.valueNotFound(type, context) {
             throw EarshotError(.invalidInput, "\(path): \(Self.path(context.codingPath)): expected \(Self.name(type))")
         } catch {
-            throw EarshotError(.invalidInput, "\(path): not a JSON language model data file (\(error))")
+            throw EarshotError(
+                .invalidInput, "\(path): not a JSON language model data file (\(quoted("\(error)", limit: 200)))")
         }
         do {
             try data.validate()
@@ -171,6 +185,12 @@ extension CustomLanguageModelData {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
+    }
+
+    /// `text` in quotes for a message, cut after `limit` characters ("…"): a message quotes what it
+    /// refuses, never a megabyte of it.
+    static func quoted(_ text: some StringProtocol, limit: Int = 80) -> String {
+        "\"" + (text.count > limit ? String(text.prefix(limit)) + "…" : String(text)) + "\""
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
@@ -190,42 +210,80 @@ extension CustomLanguageModelData {
     }
 
     /// Refuses what cannot be built: empty names, counts below 1, templates naming unknown classes or
-    /// with empty classes, expansions beyond the caps, pronunciations that are not X-SAMPA, and data
-    /// with no phrase at all. Errors name the field as a JSON path (`templates[0].templates[1].template`).
+    /// with empty classes, words longer than ``maxWordLength``, more classes, members, pronunciations,
+    /// expansions or expanded characters than the caps allow (counted, not expanded), pronunciations
+    /// that are not X-SAMPA, and data with no phrase at all. Errors name the field as a JSON path
+    /// (`templates[0].templates[1].template`) and quote at most 80 characters of what they refuse.
     public func validate() throws {
         for (name, value) in [("locale", locale), ("identifier", identifier), ("version", version)]
         where value.trimmingCharacters(in: .whitespaces).isEmpty {
             throw EarshotError(.invalidInput, "\(name) is empty; expected a non-empty string")
         }
+        for (name, value) in [("locale", locale), ("identifier", identifier), ("version", version)]
+        where value.count > 200 {
+            throw EarshotError(.invalidInput, "\(name) has \(value.count) characters; expected at most 200")
+        }
+        func checkWords(_ text: String, _ field: String) throws {
+            let words: [Substring] = text.split(whereSeparator: \.isWhitespace)
+            if let word = words.first(where: { $0.count > Self.maxWordLength }) {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(field) has a word of \(word.count) characters, \(Self.quoted(word)); expected at most \(Self.maxWordLength)"
+                )
+            }
+        }
+        var characters = 0
         for (index, phrase) in phrases.enumerated() {
+            try checkWords(phrase.phrase, "phrases[\(index)].phrase")
             if Self.words(in: phrase.phrase).isEmpty {
                 throw EarshotError(.invalidInput, "phrases[\(index)].phrase has no words")
             }
             if phrase.count < 1 {
                 throw EarshotError(.invalidInput, "phrases[\(index)].count is \(phrase.count); expected 1 or more")
             }
+            characters += phrase.phrase.count
+        }
+        let classes = templates.map(\.classes.count).reduce(0, +)
+        if classes > Self.maxClasses {
+            throw EarshotError(
+                .invalidInput, "the templates have \(classes) classes; at most \(Self.maxClasses) are built")
+        }
+        let members = templates.flatMap(\.classes.values).map(\.count).reduce(0, +)
+        if members > Self.maxClassMembers {
+            throw EarshotError(
+                .invalidInput,
+                "the templates' classes have \(members) members; at most \(Self.maxClassMembers) are built")
+        }
+        if pronunciations.count > Self.maxPronunciations {
+            throw EarshotError(
+                .invalidInput,
+                "\(pronunciations.count) pronunciations; at most \(Self.maxPronunciations) are built")
         }
         var total = phrases.count
         for (group, templates) in templates.enumerated() {
+            var classCharacters: [String: Int] = [:]
             for (name, members) in templates.classes.sorted(by: { $0.key < $1.key }) {
+                let field = "templates[\(group)].classes.\(Self.quoted(name, limit: 40).dropFirst().dropLast())"
                 if members.isEmpty || members.contains(where: { Self.words(in: $0).isEmpty }) {
-                    throw EarshotError(
-                        .invalidInput, "templates[\(group)].classes.\(name) is empty or has an empty member")
+                    throw EarshotError(.invalidInput, "\(field) is empty or has an empty member")
                 }
+                for (index, member) in members.enumerated() { try checkWords(member, "\(field)[\(index)]") }
+                classCharacters[name] = members.map(\.count).reduce(0, +)
             }
             for (index, template) in templates.templates.enumerated() {
                 let field = "templates[\(group)].templates[\(index)]"
                 if template.count < 1 {
                     throw EarshotError(.invalidInput, "\(field).count is \(template.count); expected 1 or more")
                 }
+                let parts = Self.parts(of: template.template)
                 var expansions = 1
-                for part in Self.parts(of: template.template) {
+                for part in parts {
                     guard case .slot(let name) = part else { continue }
                     guard let members = templates.classes[name] else {
                         let known = templates.classes.keys.sorted().joined(separator: ", ")
                         throw EarshotError(
                             .invalidInput,
-                            "\(field).template names <\(name)>, which is not a class of templates[\(group)] (classes: \(known.isEmpty ? "none" : known))"
+                            "\(field).template names <\(Self.quoted(name, limit: 40).dropFirst().dropLast())>, which is not a class of templates[\(group)] (classes: \(known.isEmpty ? "none" : Self.quoted(known).dropFirst().dropLast()))"
                         )
                     }
                     expansions = expansions.multipliedReportingOverflow(by: members.count).partialValue
@@ -236,10 +294,32 @@ extension CustomLanguageModelData {
                         )
                     }
                 }
-                if Self.parts(of: template.template).allSatisfy({
+                if parts.allSatisfy({
                     if case .text(let text) = $0 { Self.words(in: text).isEmpty } else { false }
                 }) {
                     throw EarshotError(.invalidInput, "\(field).template has no words")
+                }
+                // The expansions' characters: each literal once per expansion, and each member of a slot's
+                // class in expansions ÷ (class size) of them.
+                var expanded = 0
+                for part in parts {
+                    switch part {
+                    case .text(let text):
+                        try checkWords(text, "\(field).template")
+                        expanded += expansions * text.count
+                    case .slot(let name):
+                        let share = expansions / templates.classes[name]!.count
+                        let (product, overflow) = share.multipliedReportingOverflow(by: classCharacters[name]!)
+                        expanded = overflow ? Int.max : expanded.addingReportingOverflow(product).partialValue
+                    }
+                    if expanded > Self.maxPhraseCharacters { break }
+                }
+                characters = characters.addingReportingOverflow(expanded).overflow ? Int.max : characters + expanded
+                if characters > Self.maxPhraseCharacters {
+                    throw EarshotError(
+                        .invalidInput,
+                        "\(field).template takes the phrases past \(Self.maxPhraseCharacters) characters once expanded; at most \(Self.maxPhraseCharacters) are built (shorten the phrases or narrow the classes)"
+                    )
                 }
                 total += expansions
             }
@@ -248,23 +328,42 @@ extension CustomLanguageModelData {
             throw EarshotError(
                 .invalidInput, "the data expands to \(total) phrases; at most \(Self.maxPhrases) are built")
         }
+        if characters > Self.maxPhraseCharacters {
+            throw EarshotError(
+                .invalidInput,
+                "the phrases have \(characters) characters; at most \(Self.maxPhraseCharacters) are built")
+        }
         if total == 0 { throw EarshotError(.invalidInput, "no phrases and no templates; expected at least one phrase") }
         for (index, pronunciation) in pronunciations.enumerated() {
             let field = "pronunciations[\(index)]"
             guard Self.words(in: pronunciation.grapheme).count == 1 else {
-                throw EarshotError(.invalidInput, "\(field).grapheme \"\(pronunciation.grapheme)\": expected one word")
+                throw EarshotError(
+                    .invalidInput, "\(field).grapheme \(Self.quoted(pronunciation.grapheme)): expected one word")
             }
+            try checkWords(pronunciation.grapheme, "\(field).grapheme")
             if pronunciation.phonemes.isEmpty {
                 throw EarshotError(
                     .invalidInput, "\(field).phonemes is empty; expected at least one X-SAMPA pronunciation")
             }
+            if pronunciation.phonemes.count > 10 {
+                throw EarshotError(
+                    .invalidInput,
+                    "\(field).phonemes has \(pronunciation.phonemes.count) pronunciations; expected at most 10")
+            }
             for (alternative, phonemes) in pronunciation.phonemes.enumerated() {
+                let phones: [String]
                 do {
-                    _ = try XSAMPAToCMU.phones(phonemes)
+                    phones = try XSAMPAToCMU.phones(phonemes)
                 } catch {
                     throw EarshotError(
                         .invalidInput,
-                        "\(field).phonemes[\(alternative)] \"\(phonemes)\": \"\(error.symbol)\" is not an English X-SAMPA symbol"
+                        "\(field).phonemes[\(alternative)] \(Self.quoted(phonemes)): \(Self.quoted(error.symbol)) is not an English X-SAMPA symbol"
+                    )
+                }
+                if phones.count > CustomPronunciationEntries.maxPhones {
+                    throw EarshotError(
+                        .invalidInput,
+                        "\(field).phonemes[\(alternative)] has \(phones.count) phones; expected at most \(CustomPronunciationEntries.maxPhones)"
                     )
                 }
             }

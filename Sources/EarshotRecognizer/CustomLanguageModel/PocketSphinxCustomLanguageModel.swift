@@ -1,10 +1,16 @@
 import CPocketSphinx
 import EarshotCore
+import Foundation
 
 /// A custom language model installed in a PocketSphinx decoder: its pronunciations added to the
 /// dictionary, and its trigram model interpolated with the decoder's general model through
 /// PocketSphinx's own language-model set (`ngram_model_set_init` with weights), which becomes the
 /// decoder's n-gram search. Each word's probability is then w·P_custom + (1 − w)·P_general.
+///
+/// PocketSphinx is given only what ``CustomLanguageModel`` checked when it opened the directory: the
+/// pronunciations as parsed, and the ARPA text from memory through an anonymous in-memory file
+/// (`memfd_create`, read by sphinxbase as `/proc/self/fd/N`), never the file on disk, which may have
+/// changed since it was checked.
 enum PocketSphinxCustomLanguageModel {
     static func install(_ model: CustomLanguageModel, weight: Double, decoder: OpaquePointer, search: String) throws {
         for (word, phones) in try model.pronunciations() {
@@ -21,7 +27,9 @@ enum PocketSphinxCustomLanguageModel {
         guard let general else {
             throw EarshotError(.modelUnavailable, "PocketSphinx has no n-gram model to interpolate with")
         }
-        guard let custom = ngram_model_read(ps_get_config(decoder), model.arpaPath, NGRAM_ARPA, ps_get_logmath(decoder))
+        let file = try InMemoryFile(model.arpa.bytes, name: "earshot-custom-language-model")
+        defer { file.close() }
+        guard let custom = ngram_model_read(ps_get_config(decoder), file.path, NGRAM_ARPA, ps_get_logmath(decoder))
         else {
             throw EarshotError(.invalidInput, "\(model.arpaPath): PocketSphinx cannot read this language model")
         }
@@ -42,6 +50,49 @@ enum PocketSphinxCustomLanguageModel {
             throw EarshotError(.recognizerFailed, "PocketSphinx could not search with the custom language model")
         }
     }
+}
+
+/// An anonymous file in memory holding `bytes`, for a C library that reads only paths: nothing else can
+/// write it, so the library reads exactly these bytes.
+private struct InMemoryFile {
+    let descriptor: Int32
+    /// The path that opens it afresh from the start.
+    var path: String { "/proc/self/fd/\(descriptor)" }
+
+    private typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
+    /// Swift's Glibc module leaves out the GNU `memfd_create`; the C library has it.
+    private static let memfdCreate: MemfdCreate? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "memfd_create") else { return nil }
+        return unsafeBitCast(symbol, to: MemfdCreate.self)
+    }()
+    private static let closeOnExec: UInt32 = 1  // MFD_CLOEXEC
+
+    init(_ bytes: Data, name: String) throws {
+        guard let create = Self.memfdCreate else {
+            throw EarshotError(.recognizerFailed, "this system has no memfd_create for the custom language model")
+        }
+        descriptor = create(name, Self.closeOnExec)
+        guard descriptor >= 0 else {
+            throw EarshotError(
+                .recognizerFailed,
+                "cannot hold the custom language model in memory (\(String(cString: strerror(errno))))")
+        }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = String(cString: strerror(errno))
+                Glibc.close(descriptor)
+                throw EarshotError(.recognizerFailed, "cannot hold the custom language model in memory (\(reason))")
+            }
+            written += count
+        }
+    }
+
+    func close() { Glibc.close(descriptor) }
 }
 
 extension Array where Element == String {
