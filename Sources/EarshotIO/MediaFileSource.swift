@@ -13,6 +13,9 @@ import Foundation
 /// or URL. Errors name the file: an unreadable container, no audio stream, no decoder, a packet that
 /// does not decode, and a file that ends before what its header states (a cut download) — never
 /// silently shorter audio. Memory use is one block and one decoded frame, whatever the file's length.
+///
+/// The length checked is the audio stream's, not the container's: a video whose picture runs on
+/// after its sound (a screen capture, `ffmpeg -shortest`) is complete.
 public final class MediaFileSource: AudioSource {
     public let format: AudioFormat
     /// The name used in messages (the path, or "stdin").
@@ -22,8 +25,12 @@ public final class MediaFileSource: AudioSource {
     public let codecName: String
     /// Frames per buffer returned by `read()`.
     public let blockFrames: Int
-    /// Length in seconds as the container states it; nil when it states none or only estimates it
-    /// from the bit rate (ADTS, MP3 without a Xing header).
+    /// Length in seconds of the audio stream as the file states it: the stream's own length (an MP4
+    /// track's, an Ogg stream's last granule), else the `DURATION` tag FFmpeg writes on each Matroska
+    /// track, else the container's length when the audio is its only stream. Nil when none is stated,
+    /// when it is only estimated from the bit rate (ADTS, MP3 without a Xing header), and when the
+    /// file holds other streams but states no length for its audio: a video's picture may outlast its
+    /// sound, so the container's length is not the audio's.
     public let statedDuration: Double?
 
     private let ffmpeg: Handles
@@ -44,9 +51,11 @@ public final class MediaFileSource: AudioSource {
     }
 
     /// Reads `file` (a regular file: a path or a spool) from offset 0 as `container`. Takes the
-    /// descriptor: closes it when done, or if this throws.
-    init(file: InputFile, container: MediaContainer, blockFrames: Int) throws {
-        precondition(blockFrames > 0, "blockFrames must be positive")
+    /// descriptor: closes it when done, or if this throws. Blocks hold `blockFrames` frames, or fewer
+    /// when that many would hold more than `maxBlockSamples` samples (all channels counted), so that a
+    /// block's size need not grow with the channel count.
+    init(file: InputFile, container: MediaContainer, blockFrames: Int, maxBlockSamples: Int = .max) throws {
+        precondition(blockFrames > 0 && maxBlockSamples > 0, "blockFrames and maxBlockSamples must be positive")
         let name = file.name
         Self.logCapture.touch()
         let ffmpeg = Handles(descriptor: file.descriptor)
@@ -94,15 +103,42 @@ public final class MediaFileSource: AudioSource {
             sampleRate: Int(codecContext.pointee.sample_rate),
             channelCount: Int(codecContext.pointee.ch_layout.nb_channels),
             origin: name)
-        let method = context.pointee.duration_estimation_method
-        statedDuration =
-            context.pointee.duration > 0 && method != AVFMT_DURATION_FROM_BITRATE
-            ? Double(context.pointee.duration) / Double(AV_TIME_BASE) : nil
+        statedDuration = Self.audioDuration(of: stream, in: context, container: container)
         statedPackets = container == .mp4 ? max(stream.pointee.nb_frames, 0) : 0
         self.ffmpeg = ffmpeg
         self.name = name
         self.container = container
-        self.blockFrames = blockFrames
+        self.blockFrames = max(1, min(blockFrames, maxBlockSamples / format.channelCount))
+    }
+
+    /// The length `stream` (the audio) states, in seconds: see ``statedDuration``.
+    private static func audioDuration(
+        of stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>,
+        container: MediaContainer
+    ) -> Double? {
+        // A length worked out from the bit rate is a guess, not a statement.
+        guard context.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE else { return nil }
+        let timeBase = stream.pointee.time_base
+        if stream.pointee.duration > 0, timeBase.num > 0, timeBase.den > 0 {
+            return Double(stream.pointee.duration) * Double(timeBase.num) / Double(timeBase.den)
+        }
+        if container == .matroska, let tag = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0),
+            let seconds = clockSeconds(String(cString: tag.pointee.value))
+        {
+            return seconds
+        }
+        // The container's length is its longest stream's: the audio's only when there is no other.
+        guard context.pointee.nb_streams == 1, context.pointee.duration > 0 else { return nil }
+        return Double(context.pointee.duration) / Double(AV_TIME_BASE)
+    }
+
+    /// Seconds in a Matroska `DURATION` tag, `HH:MM:SS.nnnnnnnnn`; nil if it is not that.
+    static func clockSeconds(_ text: String) -> Double? {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard fields.count == 3, let hours = Int(fields[0]), let minutes = Int(fields[1]),
+            let seconds = Double(fields[2]), hours >= 0, (0..<60).contains(minutes), (0..<60).contains(seconds)
+        else { return nil }
+        return Double(hours * 3_600 + minutes * 60) + seconds
     }
 
     public var inputDescription: InputDescription {

@@ -46,6 +46,51 @@ import Testing
         #expect(info.output.contains("MP4/M4A") && info.output.contains("aac"), "\(info.output)")
     }
 
+    /// How each video is made: a test picture beside `speech`, running on after it as a phone's or a
+    /// screen capture's picture may (`-shortest` stops the picture only at the encoder's next frame).
+    static let videos: [String: (picture: Double, options: [String])] = [
+        "vid7.mp4": (7, ["-c:v", "libx264", "-c:a", "aac", "-t", "7"]),
+        "vid7.mkv": (7, ["-c:v", "mpeg4", "-c:a", "aac", "-t", "7"]),
+        "vid7.webm": (7, ["-c:v", "libvpx", "-c:a", "libopus", "-t", "7"]),
+        "shortest.mp4": (3.3, ["-c:v", "libx264", "-c:a", "aac", "-shortest"]),
+    ]
+
+    /// A video of `speech` (6.05 s for the 7 s ones, 2.99 s for `-shortest`).
+    static func video(_ name: String, speech: String, in directory: TemporaryDirectory) throws -> String {
+        let (picture, options) = try #require(videos[name])
+        let path = directory.file(name)
+        let run = try ExternalTool.run(
+            [
+                "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc=duration=\(picture):size=64x48:rate=10",
+            ]
+                + ["-i", speech] + options + [path])
+        try #require(run.status == 0, "\(name): \(run.standardError)")
+        return path
+    }
+
+    static let sixSeconds = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
+
+    /// A video whose picture outlasts its sound was refused as truncated ("its header states 7.00 s but
+    /// the file ends after 6.08 s"): it transcribes as its sound does.
+    @Test func aVideoWhosePictureOutlastsItsSoundTranscribes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var expected: [String: String] = [:]
+        for speech in [Self.sixSeconds, Self.clip] {
+            let fromWAV = try ExternalTool.run([ExternalTool.earshotPath, "transcribe", speech])
+            try #require(fromWAV.status == 0, "\(fromWAV.standardError)")
+            expected[speech] = fromWAV.output
+        }
+        for name in Self.videos.keys.sorted() {
+            let speech = name.hasPrefix("shortest") ? Self.clip : Self.sixSeconds
+            let path = try Self.video(name, speech: speech, in: directory)
+            let result = try ExternalTool.run([ExternalTool.earshotPath, "transcribe", path])
+            #expect(result.status == 0, "\(name): \(result.standardError)")
+            #expect(result.output == expected[speech], "\(name)")
+        }
+    }
+
     @Test func aCutM4AIsRefusedWithOneLineAndExit2() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -1,9 +1,10 @@
 import EarshotCore
-import EarshotIO
 import EarshotTestTraits
 import EarshotTesting
 import Foundation
 import Testing
+
+@testable import EarshotIO
 
 /// MP4/M4A, WebM and ADTS AAC, which libsndfile does not read, are read through FFmpeg: the samples
 /// are the ones the `ffmpeg` command decodes from the same file, at the stream's own rate and channel
@@ -82,6 +83,69 @@ import Testing
         #expect(error.message.contains("expected"), "\(error.message)")
         // An MP4 whose index comes last loses it: FFmpeg's own reason is quoted.
         if name == "aac.m4a" { #expect(error.message.contains("moov atom not found"), "\(error.message)") }
+    }
+
+    /// How each video is made: a test picture beside the clip's 6.05 s of speech, the picture running
+    /// on after the sound as a phone's or a screen capture's may (`-shortest` stops the picture only at
+    /// the encoder's next frame: x264's look-ahead leaves it seconds past the sound).
+    static let videos: [String: (picture: Double, options: [String])] = [
+        "vid7.mp4": (7, ["-c:v", "mpeg4", "-c:a", "aac", "-t", "7"]),
+        "vid7.mkv": (7, ["-c:v", "mpeg4", "-c:a", "aac", "-t", "7"]),
+        "vid7.webm": (7, ["-c:v", "libvpx", "-c:a", "libopus", "-t", "7"]),
+        "shortest.mp4": (30, ["-c:v", "libx264", "-c:a", "aac", "-shortest"]),
+        "faststart.mp4": (7, ["-c:v", "mpeg4", "-c:a", "aac", "-t", "7", "-movflags", "+faststart"]),
+    ]
+
+    static func video(_ name: String, in directory: TemporaryDirectory) throws -> String {
+        let (picture, options) = try #require(videos[name])
+        let path = directory.file(name)
+        let run = try ExternalTool.run(
+            [
+                "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc=duration=\(picture):size=64x48:rate=10",
+            ]
+                + ["-i", clip] + options + [path])
+        try #require(run.status == 0, "\(name): \(run.standardError)")
+        return path
+    }
+
+    /// A video is complete when its sound is, however long its picture runs on: the length checked is
+    /// the audio stream's (an MP4 track's own, the DURATION tag of a Matroska track), not the container's.
+    @Test(arguments: ["vid7.mp4", "vid7.mkv", "vid7.webm", "shortest.mp4"])
+    func aVideoWhosePictureOutlastsItsSoundIsReadWhole(name: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try Self.video(name, in: directory)
+        let (samples, format, description) = try Self.readAll(path)
+        // Matroska states no AAC encoder delay or padding, so those 1 024 + some samples stay in (6.144 s).
+        let seconds = Double(samples.count / format.channelCount) / Double(format.sampleRate)
+        #expect(abs(seconds - 6.05) < (name == "vid7.mkv" ? 0.15 : 0.05), "\(name): \(seconds) s")
+        // The sound's length (Matroska's tag counts the last packet whole: 6.11 s), not the picture's.
+        let stated = try #require(description.duration, "\(name) states its audio's length")
+        #expect(abs(stated - 6.05) < 0.1, "\(name): states \(stated) s")
+    }
+
+    /// Judging the audio by its own length still catches a video cut short.
+    @Test func aCutVideoIsStillRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try Self.video("faststart.mp4", in: directory)))
+        let cut = try directory.write(Array(whole.prefix(whole.count * 2 / 3)), to: "cut.mp4")
+        let error = try #require(
+            try thrownEarshotError {
+                var source = try AudioInput.open(path: cut)
+                while try source.read() != nil {}
+            }, "a video cut at two thirds was read as if whole")
+        #expect(error.code == .invalidInput)
+        #expect(error.message.hasPrefix("\(cut): truncated"), "\(error.message)")
+    }
+
+    @Test func matroskaDurationTagsAreRead() {
+        #expect(MediaFileSource.clockSeconds("00:00:06.114000000") == 6.114)
+        #expect(MediaFileSource.clockSeconds("01:02:03.5") == 3_723.5)
+        #expect(MediaFileSource.clockSeconds("6.114") == nil)
+        #expect(MediaFileSource.clockSeconds("00:61:00.0") == nil)
+        #expect(MediaFileSource.clockSeconds("") == nil)
     }
 
     @Test func aVideoWithNoSoundSaysSo() throws {

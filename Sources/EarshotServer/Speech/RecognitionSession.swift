@@ -1,6 +1,7 @@
 import EarshotCodecs
 import EarshotCore
 import EarshotDSP
+import EarshotIO
 import EarshotRecognizer
 
 /// Errors a ``RecognitionSession`` throws: the body's audio is malformed, or longer than allowed.
@@ -16,12 +17,16 @@ enum RecognitionSessionFailure: Error {
 }
 
 /// One request's audio path, fed as the body arrives: one chain of decoder → duration limit →
-/// resampler (made when the decoded format is known) → initial-silence limit → recognizer.
+/// resampler (made when the decoded format is known; it also down-mixes) → initial-silence limit →
+/// recognizer.
 ///
 /// Each body chunk is decoded, brought to the recognizer's format and recognized before the next
 /// chunk is read, so when the last chunk arrives only its own audio and the end of the utterance
-/// remain to be computed. Any ``Recognizer`` (the service lends PocketSphinx ones). Not thread-safe
-/// (it drives C state): one per request.
+/// remain to be computed. A container, decoded only once the body has ended, goes through the chain
+/// the same way, one decoded block at a time (``MediaSpoolDecoder/decodeNextBlock(into:)``), so a
+/// request holds one block of it rather than the whole file at its own rate and channel count. Any
+/// ``Recognizer`` (the service lends PocketSphinx ones). Not thread-safe (it drives C state): one per
+/// request.
 final class RecognitionSession<R: Recognizer> {
     /// Bytes of body received.
     private(set) var audioBytes = 0
@@ -50,6 +55,9 @@ final class RecognitionSession<R: Recognizer> {
     >
     private var chain: Chain
     private var results = StageOutput<RecognitionResult>()
+    /// A container's decoded block, then that block past the duration limit.
+    private var block = StageOutput<AudioBuffer>()
+    private var counted = StageOutput<AudioBuffer>()
 
     init(contentType: AudioContentType, recognizer: R, limits: AudioLimits) throws {
         let maxAudioDuration = limits.maxAudioDuration
@@ -104,6 +112,7 @@ final class RecognitionSession<R: Recognizer> {
     func finish() throws -> RecognitionResult {
         results.removeAll()
         do {
+            try recognizeSpooledBlocks()
             try chain.finish(into: &results)
         } catch {
             abandon()
@@ -116,6 +125,20 @@ final class RecognitionSession<R: Recognizer> {
         return result
     }
 
+    /// A container's audio, decoded now the body has ended: each block goes through the duration limit,
+    /// the resampler (down-mixing it), the silence limit and the recognizer before the next is decoded.
+    private func recognizeSpooledBlocks() throws {
+        while try chain.first.first.decodeNextBlock(into: &block) {
+            for buffer in block.items {
+                counted.removeAll()
+                try chain.first.second.process(buffer, into: &counted)
+                for buffer in counted.items { try chain.second.process(buffer, into: &results) }
+            }
+            block.removeAll()
+        }
+        counted.removeAll()
+    }
+
     /// Abandons the utterance (after an error), leaving the recognizer ready for the next request.
     func abandon() {
         recognizer.abandonUtterance()
@@ -125,6 +148,25 @@ final class RecognitionSession<R: Recognizer> {
     private struct Decoding: AudioStage {
         var decoder: any AudioDecoder
         let formatName: String
+        /// The decoder, when it spools a container to decode once the body has ended.
+        private let spooled: MediaSpoolDecoder?
+
+        init(decoder: any AudioDecoder, formatName: String) {
+            self.decoder = decoder
+            self.formatName = formatName
+            spooled = decoder as? MediaSpoolDecoder
+        }
+
+        /// Once the body has ended, a spooled container's next block: false when there is no more,
+        /// or the decoder decodes as the body arrives (``finish(into:)`` flushes it).
+        func decodeNextBlock(into output: inout StageOutput<AudioBuffer>) throws -> Bool {
+            guard let spooled else { return false }
+            do {
+                return try spooled.decodeNextBlock(into: &output)
+            } catch let error as EarshotError {
+                throw RecognitionSessionFailure.malformed(format: formatName, message: error.message)
+            }
+        }
 
         mutating func process(_ input: [UInt8], into output: inout StageOutput<AudioBuffer>) throws {
             do {
