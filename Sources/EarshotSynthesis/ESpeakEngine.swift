@@ -15,6 +15,11 @@ public struct ESpeakEngine: SpeechEngine {
     public let name = "espeak-ng"
     /// eSpeak's speaking rate at rate 1, in words per minute (its own default).
     public static let normalWordsPerMinute = 175.0
+    /// The speaking rates eSpeak NG takes, in words per minute: a rate beyond is clamped to them.
+    static let wordsPerMinuteRange: ClosedRange<Double> = 80...450
+    /// The rates (multipliers of the normal one) eSpeak NG follows: 0.46–2.57.
+    public static let honoredRates =
+        wordsPerMinuteRange.lowerBound / normalWordsPerMinute...wordsPerMinuteRange.upperBound / normalWordsPerMinute
 
     public init() {}
 
@@ -115,6 +120,7 @@ public struct ESpeakEngine: SpeechEngine {
     public func phonemes(of word: String, voice: String = "en-us") throws -> String {
         try Synthesis.libraryLock.withLock {
             _ = try Self.initialize()
+            Self.currentSelector = nil
             guard let selector = try Self.selector(for: voice), espeak_SetVoiceByName(selector) == EE_OK else {
                 throw EarshotError(.invalidParameter, "voice: espeak-ng has no voice '\(voice)'")
             }
@@ -133,30 +139,43 @@ public struct ESpeakEngine: SpeechEngine {
         }
     }
 
+    /// Text within the bound whole, as it was always spoken (eSpeak NG cuts it into clauses itself and
+    /// hands out its audio every 100 ms); longer text in as few chunks as fit.
+    public func pieces(of text: String, chunker: TextChunker) -> [Substring] { chunker.chunks(text) }
+
+    /// The voice eSpeak NG was last set to, for the synthesis then under way: set under the library lock.
+    nonisolated(unsafe) private static var currentSelector: String?
+
     public func synthesize(
-        _ script: SpeechScript, voice: Voice, rate: Double, emit: (AudioBuffer) -> Bool
+        _ part: SpeechPart, voice: Voice, rate: Double, resuming: Bool, emit: (AudioBuffer) -> Bool
     ) throws {
         try Synthesis.libraryLock.withLock {
             let sampleRate = try Self.initialize()
-            guard let selector = try Self.selector(for: voice.name), espeak_SetVoiceByName(selector) == EE_OK else {
+            guard let selector = try Self.selector(for: voice.name) else {
                 throw EarshotError(.invalidParameter, "voice: espeak-ng has no voice '\(voice.name)'")
+            }
+            // Set once a synthesis, as it always was, and again when another synthesis came between.
+            if !resuming || Self.currentSelector != selector {
+                Self.currentSelector = nil
+                guard espeak_SetVoiceByName(selector) == EE_OK else {
+                    throw EarshotError(.invalidParameter, "voice: espeak-ng has no voice '\(voice.name)'")
+                }
+                Self.currentSelector = selector
             }
             try withoutActuallyEscaping(emit) { emit in
                 var emitter = try SampleEmitter(sampleRate: sampleRate, emit: emit)
-                for part in script.parts where !emitter.stopped {
-                    switch part {
-                    case .pause(let seconds):
-                        emitter.silence(seconds: seconds)
-                    case .text(let text, let prosody):
-                        try speak(text, flags: 0, prosody: prosody, rate: rate, into: &emitter)
-                    case .phonemes(let phonemes, let alphabet, let fallback, let prosody):
-                        if ["x-espeak", "x-kirshenbaum"].contains(alphabet.lowercased()) {
-                            let escaped = phonemes.replacingOccurrences(of: "]]", with: "")
-                            try speak(
-                                "[[\(escaped)]]", flags: espeakPHONEMES, prosody: prosody, rate: rate, into: &emitter)
-                        } else {
-                            try speak(fallback, flags: 0, prosody: prosody, rate: rate, into: &emitter)
-                        }
+                switch part {
+                case .pause:
+                    return
+                case .text(let text, let prosody):
+                    try speak(text, flags: 0, prosody: prosody, rate: rate, into: &emitter)
+                case .phonemes(let phonemes, let alphabet, let fallback, let prosody):
+                    if ["x-espeak", "x-kirshenbaum"].contains(alphabet.lowercased()) {
+                        let escaped = phonemes.replacingOccurrences(of: "]]", with: "")
+                        try speak(
+                            "[[\(escaped)]]", flags: espeakPHONEMES, prosody: prosody, rate: rate, into: &emitter)
+                    } else {
+                        try speak(fallback, flags: 0, prosody: prosody, rate: rate, into: &emitter)
                     }
                 }
             }
@@ -166,7 +185,7 @@ public struct ESpeakEngine: SpeechEngine {
     private func speak(
         _ text: String, flags: Int32, prosody: Prosody, rate: Double, into emitter: inout SampleEmitter
     ) throws {
-        let wordsPerMinute = (Self.normalWordsPerMinute * prosody.rate * rate).clamped(to: 80...450)
+        let wordsPerMinute = (Self.normalWordsPerMinute * prosody.rate * rate).clamped(to: Self.wordsPerMinuteRange)
         espeak_SetParameter(espeakRATE, Int32(wordsPerMinute.rounded()), 0)
         espeak_SetParameter(espeakPITCH, Int32((50 * prosody.pitch).clamped(to: 0...100).rounded()), 0)
         let box = CallbackBox(volume: prosody.volume, emitter: emitter)

@@ -6,8 +6,8 @@ public import EarshotCore
 /// `kal` (diphone, 8 kHz), `kal16` (diphone, 16 kHz), and the clustergen voices `slt` (female),
 /// `awb` (Scottish male) and `rms` (male), at 16 kHz.
 ///
-/// Flite synthesizes a whole utterance at a time, so the script is cut into sentences and each is
-/// handed out as soon as it is made. A request's rate and pitch are set on the shared voice object and
+/// Flite synthesizes a whole utterance at a time, so the script is cut into sentences (and a sentence
+/// longer than ``TextChunker``'s bound into shorter pieces) and each is handed out as soon as it is made. A request's rate and pitch are set on the shared voice object and
 /// restored after, so calls run on ``Synthesis/executor`` under ``Synthesis/libraryLock``. Flite has no
 /// phoneme input: `<phoneme>` speaks the element's text.
 public struct FliteEngine: SpeechEngine {
@@ -50,9 +50,28 @@ public struct FliteEngine: SpeechEngine {
         Self.catalogue.map { Voice(name: $0.name, engine: name, language: "en-us", sampleRate: $0.sampleRate) }
     }
 
+    /// Every sentence a piece of its own, as Flite has always been fed (a sentence longer than the bound
+    /// is cut further): Flite builds a whole piece's utterance before its first sample, and its memory
+    /// grows with the piece's speech (about 0.9 MB a second with the clustergen voices).
+    public func pieces(of text: String, chunker: TextChunker) -> [Substring] { chunker.sentences(text) }
+
     public func synthesize(
-        _ script: SpeechScript, voice: Voice, rate: Double, emit: (AudioBuffer) -> Bool
+        _ part: SpeechPart, voice: Voice, rate: Double, resuming: Bool, emit: (AudioBuffer) -> Bool
     ) throws {
+        let text: String, prosody: Prosody
+        switch part {
+        case .pause: return
+        case .text(let words, let how), .phonemes(_, _, let words, let how): (text, prosody) = (words, how)
+        }
+        // The whitespace that ended a sentence is not spoken, as when Flite was handed whole sentences;
+        // a piece with no letter or digit is not spoken at all.
+        var sentence = Substring(text)
+        if let last = sentence.last, last.isWhitespace, let end = sentence.dropLast().last,
+            TextChunker.sentenceEnds.contains(end)
+        {
+            sentence = sentence.dropLast()
+        }
+        guard sentence.contains(where: { $0.isLetter || $0.isNumber }) else { return }
         try Synthesis.libraryLock.withLock {
             let flite = try Self.voice(named: voice.name)
             let features = flite.pointee.features
@@ -62,20 +81,11 @@ public struct FliteEngine: SpeechEngine {
                 flite_feat_set_float(features, Self.meanPitch, meanPitch)
                 flite_feat_set_float(features, Self.durationStretch, stretch)
             }
+            flite_feat_set_float(features, Self.durationStretch, stretch / Float(prosody.rate * rate))
+            flite_feat_set_float(features, Self.meanPitch, meanPitch * Float(prosody.pitch))
             try withoutActuallyEscaping(emit) { emit in
                 var emitter = try SampleEmitter(sampleRate: voice.sampleRate, emit: emit)
-                for part in script.parts where !emitter.stopped {
-                    switch part {
-                    case .pause(let seconds):
-                        emitter.silence(seconds: seconds)
-                    case .text(let text, let prosody), .phonemes(_, _, let text, let prosody):
-                        flite_feat_set_float(features, Self.durationStretch, stretch / Float(prosody.rate * rate))
-                        flite_feat_set_float(features, Self.meanPitch, meanPitch * Float(prosody.pitch))
-                        for sentence in Self.sentences(text) where !emitter.stopped {
-                            try speak(sentence, with: flite, volume: prosody.volume, into: &emitter)
-                        }
-                    }
-                }
+                try speak(String(sentence), with: flite, volume: prosody.volume, into: &emitter)
             }
         }
     }
@@ -94,23 +104,5 @@ public struct FliteEngine: SpeechEngine {
                 "flite: voice made \(wave.pointee.sample_rate) Hz; expected \(emitter.format.sampleRate) Hz")
         }
         emitter.send(UnsafeBufferPointer(start: wave.pointee.samples, count: Int(wave.pointee.num_samples)), volume: volume)
-    }
-
-    /// The text cut after each sentence's final punctuation, so audio leaves sentence by sentence.
-    static func sentences(_ text: String) -> [String] {
-        var sentences: [String] = []
-        var current = ""
-        var previous: Character?
-        for character in text {
-            if character.isWhitespace, let previous, ".!?;".contains(previous) {
-                if current.contains(where: { $0.isLetter || $0.isNumber }) { sentences.append(current) }
-                current = ""
-            } else {
-                current.append(character)
-            }
-            previous = character
-        }
-        if current.contains(where: { $0.isLetter || $0.isNumber }) { sentences.append(current) }
-        return sentences
     }
 }

@@ -22,12 +22,13 @@ public struct Voice: Sendable, Hashable, Codable {
     public var qualifiedName: String { "\(engine):\(name)" }
 }
 
-/// A speech synthesizer behind a C library: it lists its voices and turns a script into audio.
+/// A speech synthesizer behind a C library: it lists its voices and turns a script, one bounded part
+/// at a time, into audio.
 ///
 /// The C libraries keep process-wide state (eSpeak NG's is all global; Flite's voices are shared
 /// objects whose features a request changes), so an engine's methods are called only on
 /// ``Synthesis/executor``, one job at a time — ``Synthesis`` does that; callers use it rather than
-/// an engine directly.
+/// an engine directly. ``Synthesis`` also makes the pauses, so an engine speaks text and phonemes only.
 public protocol SpeechEngine: Sendable {
     /// The engine's name in voice listings and qualified voice names.
     var name: String { get }
@@ -35,11 +36,17 @@ public protocol SpeechEngine: Sendable {
     /// The voices it speaks with. Blocking: on ``Synthesis/executor`` only.
     func voices() throws -> [Voice]
 
-    /// Speaks `script` with `voice` at `rate` (a multiplier of the voice's speaking rate), calling
-    /// `emit` with each block of mono audio at `voice.sampleRate` as soon as the engine has made it;
-    /// `emit` returns false to stop early. Blocking: on ``Synthesis/executor`` only.
+    /// `text` cut into the pieces the engine speaks one call at a time, none longer than `chunker`'s
+    /// bound; joined, they give `text` back.
+    func pieces(of text: String, chunker: TextChunker) -> [Substring]
+
+    /// Speaks `part` (text or phonemes, never a pause) with `voice` at `rate` (a multiplier of the
+    /// voice's speaking rate), calling `emit` with each block of mono audio at `voice.sampleRate`,
+    /// stamped from frame 0, as soon as the engine has made it; `emit` returns false to stop early.
+    /// `resuming` is true when the engine's previous call was for the same synthesis, so what was set
+    /// up for it then (eSpeak NG's voice) still holds. Blocking: on ``Synthesis/executor`` only.
     func synthesize(
-        _ script: SpeechScript, voice: Voice, rate: Double, emit: (AudioBuffer) -> Bool
+        _ part: SpeechPart, voice: Voice, rate: Double, resuming: Bool, emit: (AudioBuffer) -> Bool
     ) throws
 }
 
@@ -60,16 +67,6 @@ struct SampleEmitter {
         let gain = Float(volume) / 32_768
         let floats = samples.map { Swift.min(Swift.max(Float($0) * gain, -1), 1) }
         send(floats)
-    }
-
-    mutating func silence(seconds: Double) {
-        let frames = Int((seconds * Double(format.sampleRate)).rounded())
-        var remaining = frames
-        while remaining > 0, !stopped {
-            let count = Swift.min(remaining, format.sampleRate / 10)
-            send([Float](repeating: 0, count: count))
-            remaining -= count
-        }
     }
 
     private mutating func send(_ samples: [Float]) {

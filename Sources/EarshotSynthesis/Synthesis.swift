@@ -8,10 +8,11 @@ extension EarshotError.Code {
 
 /// The synthesis stage: a source of the pipeline that speaks text or SSML, through eSpeak NG or Flite.
 ///
-/// ``stream(_:voice:rate:)`` hands out mono buffers at the voice's rate as the engine makes them
-/// (eSpeak NG: every 100 ms of audio; Flite: every sentence), stamped with their media time.
-/// Both C libraries keep process-wide state, so every call into them runs on one thread,
-/// ``executor``, one request after another, and also holds ``libraryLock``.
+/// ``stream(_:voice:rate:chunker:)`` hands out mono buffers at the voice's rate as the engine makes
+/// them (eSpeak NG: every 100 ms of audio; Flite: every sentence), stamped with their media time, and
+/// makes them only as fast as they are read. Both C libraries keep process-wide state, so every call
+/// into them runs on one thread, ``executor``, and also holds ``libraryLock``; syntheses take turns on
+/// it a piece at a time.
 public enum Synthesis {
     /// The one thread that runs the engines.
     public static let executor = BlockingExecutor(name: "earshot-synth", threadCount: 1)
@@ -36,6 +37,12 @@ public enum Synthesis {
         }
     }
 
+    /// `text` as an error message quotes a client's input: in quotes, cut after `limit` characters, so
+    /// a megabyte of input is not echoed back into a log line and an answer.
+    package static func quoted(_ text: some StringProtocol, limit: Int = 64) -> String {
+        text.count > limit ? "'\(text.prefix(limit))…' (\(text.count) characters)" : "'\(text)'"
+    }
+
     /// The voice named `name` (`slt`, `en-us`, or qualified, `flite:slt`; an eSpeak NG voice may add a
     /// variant, `en-us+f3`); errors name `field`.
     public static func voice(named name: String?, field: String = "voice") async throws -> Voice {
@@ -53,7 +60,7 @@ public enum Synthesis {
                 guard variants.contains(variant) else {
                     throw EarshotError(
                         .invalidParameter,
-                        "\(field): espeak-ng has no variant '\(variant)'; variants include \(variants.prefix(8).joined(separator: ", ")), …"
+                        "\(field): espeak-ng has no variant \(quoted(variant)); variants include \(variants.prefix(8).joined(separator: ", ")), …"
                     )
                 }
                 return Voice(
@@ -64,51 +71,42 @@ public enum Synthesis {
         let examples = all.filter { $0.engine == "flite" }.map(\.name) + ["en-us", "en-gb+f3", "fr-fr", "de", "…"]
         throw EarshotError(
             .invalidParameter,
-            "\(field): no voice '\(name)'; voices include \(examples.joined(separator: ", ")) (earshot speak --list-voices)"
+            "\(field): no voice \(quoted(name)); voices include \(examples.joined(separator: ", ")) (earshot speak --list-voices)"
         )
     }
 
-    /// rand()'s seed before each synthesis: glibc's initial state.
+    /// rand()'s seed at the start of each synthesis: glibc's initial state (see ``RandomState``).
     static let randomSeed: UInt32 = 1
 
     /// The range of speaking rates accepted.
     public static let rateRange: ClosedRange<Double> = 0.25...4
 
-    /// Speaks `script` with `voice`, `rate` times its normal speed; the stream ends after the last
-    /// buffer, or throws the engine's error. Cancelling the consumer's task (or dropping the stream)
-    /// stops the engine at its next block.
+    /// A lower bound on how long `script` lasts spoken with `voice` at `rate`: its pauses, and its text at
+    /// the fastest speaking rate (``SpeechScript/minimumDuration(rate:honoredRates:)``) that the voice's
+    /// engine follows (eSpeak NG speaks no slower than 80 words a minute, whatever the rate asked).
+    public static func minimumDuration(of script: SpeechScript, voice: Voice, rate: Double) -> Double {
+        let espeak = voice.engine == ESpeakEngine().name
+        return script.minimumDuration(
+            rate: rate, honoredRates: espeak ? ESpeakEngine.honoredRates : 0...Double.greatestFiniteMagnitude)
+    }
+
+    /// Speaks `script` with `voice`, `rate` times its normal speed, piece by piece as the consumer asks
+    /// (see ``SpeechStream``); `chunker` bounds the pieces. A voice whose engine is unknown, or a rate
+    /// out of ``rateRange``, is thrown by the first `next()`.
     public static func stream(
-        _ script: SpeechScript, voice: Voice, rate: Double = 1
-    ) -> AsyncThrowingStream<AudioBuffer, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: AudioBuffer.self)
-        guard let engine = engines.first(where: { $0.name == voice.engine }) else {
-            continuation.finish(throwing: EarshotError(.invalidParameter, "voice: no engine '\(voice.engine)'"))
-            return stream
-        }
-        guard rateRange.contains(rate) else {
-            continuation.finish(
-                throwing: EarshotError(
-                    .invalidParameter, "rate: \(rate); expected \(rateRange.lowerBound)–\(rateRange.upperBound)"))
-            return stream
-        }
-        let task = Task(executorPreference: executor) {
-            do {
-                // Both engines draw from the C library's rand() (eSpeak NG: the noise of breathy
-                // variants): seeded as a fresh process has it, so no other caller of rand() changes
-                // what this synthesis sounds like. (eSpeak NG's own state still carries from call to
-                // call: see ESpeakEngine.)
-                srand(randomSeed)
-                try engine.synthesize(script, voice: voice, rate: rate) { buffer in
-                    if Task.isCancelled { return false }
-                    if case .terminated = continuation.yield(buffer) { return false }
-                    return true
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
+        _ script: SpeechScript, voice: Voice, rate: Double = 1, chunker: TextChunker = TextChunker()
+    ) -> SpeechStream {
+        let engine: Result<any SpeechEngine, EarshotError>
+        if let found = engines.first(where: { $0.name == voice.engine }) {
+            if rateRange.contains(rate) {
+                engine = .success(found)
+            } else {
+                let expected = "expected \(rateRange.lowerBound)–\(rateRange.upperBound)"
+                engine = .failure(EarshotError(.invalidParameter, "rate: \(rate); \(expected)"))
             }
+        } else {
+            engine = .failure(EarshotError(.invalidParameter, "voice: no engine '\(voice.engine)'"))
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        return SpeechStream(script: script, voice: voice, rate: rate, chunker: chunker, engine: engine)
     }
 }
