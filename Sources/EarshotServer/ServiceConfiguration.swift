@@ -20,6 +20,11 @@ public struct ServiceConfiguration: Sendable {
         public static let maxAudioDuration: Double = 60
         public static let maxInitialSilence: Double = 10
         public static let maxSyntheses = 8
+        /// 30 minutes: OpenAI's longest input, 4 096 characters, is about 4.5 minutes of speech at the
+        /// normal rate, so 18 at the slowest (0.25); the rest is margin for slow voices and pauses. A
+        /// 30-minute answer is 86 MB of 24 kHz WAV.
+        public static let maxSpeechDuration: Double = 1_800
+        public static let writeTimeout: Duration = .seconds(30)
         public static let maxGrammarBytes = 1 << 20
         public static let readTimeout: Duration = .seconds(10)
         public static let uploadGrace: Duration = .seconds(5)
@@ -62,6 +67,12 @@ public struct ServiceConfiguration: Sendable {
     /// Text to Speech answers made or queued at once for the one synthesis thread; beyond, 503 with
     /// `Retry-After` (``SynthesisAdmission``).
     public var maxSyntheses = Defaults.maxSyntheses
+    /// The longest Text to Speech answer, in seconds of audio, pauses included: a request sure to run
+    /// past it is refused with 413, and an answer that runs past it anyway is cut there.
+    public var maxSpeechDuration = Defaults.maxSpeechDuration
+    /// How long a Text to Speech answer waits on a client that reads nothing before it closes the
+    /// connection, giving back the answer's place and memory.
+    public var writeTimeout = Defaults.writeTimeout
     /// The CPU a recognition may take for the audio it delivers; beyond, it is stopped with 422.
     public var cpuBudget = RecognitionCPUBudget.default
     /// Recognitions one app (one client ID, or one API key) may run at once; beyond, 429 with

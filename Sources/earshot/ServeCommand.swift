@@ -97,6 +97,22 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Longest Text to Speech answer, in seconds of audio, pauses included (413 beyond).",
+            discussion:
+                "A request sure to run past it (its pauses, and a lower bound on its speech at the rate asked) is refused before synthesis; an answer that runs past it anyway is cut there, its connection closed before the end of the body, so the client sees an incomplete transfer. The default fits OpenAI's 4096 characters spoken at speed 0.25 (about 18 minutes)."
+        ))
+    var maxSpeechDuration = ServiceConfiguration.Defaults.maxSpeechDuration
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a Text to Speech answer waits on a client that reads nothing; then its connection is closed.",
+            discussion:
+                "Answers are synthesized at the pace their client reads; one that stops reading would otherwise hold its place among --max-syntheses for good."
+        ))
+    var writeTimeout = ServiceConfiguration.Defaults.writeTimeout.inSeconds
+
+    @Option(
+        help: ArgumentHelp(
             "Text to Speech answers made or queued at once; beyond, 503 with Retry-After.",
             discussion: "One thread synthesizes for the whole service; the others wait for it in turn."))
     var maxSyntheses = ServiceConfiguration.Defaults.maxSyntheses
@@ -196,6 +212,7 @@ struct Serve: AsyncParsableCommand {
         for (flag, value) in [
             ("--upload-grace", uploadGrace), ("--minimum-audio-rate", minimumAudioRate),
             ("--idle-timeout", idleTimeout), ("--failed-token-window", failedTokenWindow),
+            ("--max-speech-duration", maxSpeechDuration), ("--write-timeout", writeTimeout),
         ] where !(value > 0 && value.isFinite) {
             throw ValidationError("\(flag) must be a positive number of seconds (or, for the rate, a positive ratio)")
         }
@@ -296,6 +313,8 @@ extension Serve {
             maxGrammarDepth: maxGrammarDepth, maxGrammarRules: maxGrammarRules, maxGrammarRepeat: maxGrammarRepeat,
             maxGrammarReferenceDepth: maxGrammarReferenceDepth, maxGrammarArcs: maxGrammarArcs, maxLexemes: maxLexemes)
         configuration.speechLimits = SpeechScript.Limits(textCharacters: maxSpeechCharacters, ssmlBytes: maxSSMLBytes)
+        configuration.maxSpeechDuration = maxSpeechDuration
+        configuration.writeTimeout = Self.duration(writeTimeout)
         configuration.cpuBudget = RecognitionCPUBudget(
             perAudioSecond: maxCPUPerAudioSecond, grace: Self.duration(cpuGrace))
         configuration.uploadGrace = Self.duration(uploadGrace)

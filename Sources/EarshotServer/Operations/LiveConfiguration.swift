@@ -29,8 +29,8 @@ extension ServiceConfiguration {
     public static let reloadableSettings = [
         "max-audio-duration", "max-initial-silence", "max-grammar-bytes", "max-grammar-depth", "max-grammar-rules",
         "max-grammar-repeat", "max-grammar-reference-depth", "max-grammar-arcs", "max-lexemes",
-        "max-speech-characters", "max-ssml-bytes", "max-cpu-per-audio-second", "cpu-grace", "upload-grace",
-        "minimum-audio-rate", "api-keys",
+        "max-speech-characters", "max-ssml-bytes", "max-speech-duration", "write-timeout", "max-cpu-per-audio-second",
+        "cpu-grace", "upload-grace", "minimum-audio-rate", "api-keys",
     ]
 
     mutating func takeReloadableSettings(from new: ServiceConfiguration) {
@@ -39,6 +39,8 @@ extension ServiceConfiguration {
         maxGrammarBytes = new.maxGrammarBytes
         grammarLimits = new.grammarLimits
         speechLimits = new.speechLimits
+        maxSpeechDuration = new.maxSpeechDuration
+        writeTimeout = new.writeTimeout
         cpuBudget = new.cpuBudget
         uploadGrace = new.uploadGrace
         minimumAudioRate = new.minimumAudioRate
@@ -52,6 +54,8 @@ extension ServiceConfiguration {
         if maxGrammarBytes != new.maxGrammarBytes { changed.append("max-grammar-bytes") }
         if grammarLimits != new.grammarLimits { changed.append("grammar limits") }
         if speechLimits != new.speechLimits { changed.append("speech limits") }
+        if maxSpeechDuration != new.maxSpeechDuration { changed.append("max-speech-duration") }
+        if writeTimeout != new.writeTimeout { changed.append("write-timeout") }
         if cpuBudget != new.cpuBudget { changed.append("CPU budget") }
         if uploadGrace != new.uploadGrace { changed.append("upload-grace") }
         if minimumAudioRate != new.minimumAudioRate { changed.append("minimum-audio-rate") }

@@ -5,11 +5,14 @@ import EarshotWire
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
 /// `POST /v1/audio/speech`: OpenAI's speech API over the local engines, the audio streamed as it is
 /// synthesized (what the official clients' `with_streaming_response` reads).
 ///
-/// JSON body: `model`, `input` (at most 4096 characters, OpenAI's limit), `voice`, `response_format`
+/// JSON body: `model`, `input` (at most 4096 characters, OpenAI's limit; a body too large for that is a
+/// 413 naming `--max-speech-characters`, one sure to speak past `--max-speech-duration` a 413 naming
+/// that, before any synthesis), `voice`, `response_format`
 /// (`wav`, `pcm` — raw 16-bit little-endian —, `flac`, `opus`; default `wav`, since Earshot has no MP3
 /// encoder; `mp3`, `aac` and anything else are a 400), `speed` (0.25–4). Audio is at 24 kHz mono, as
 /// OpenAI's. The key is an access token of scope `TTS` (or an API key granting it). OpenAI's model
@@ -48,18 +51,33 @@ struct OpenAISpeechRoute: Sendable {
 
     private func respond(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await authorize(request)
+        let configuration = self.configuration
         // JSON escapes a character in at most 6 bytes (\uXXXX); the other fields are short.
-        let data = try await request.body.collect(upTo: 6 * configuration.speechLimits.textCharacters + 4_096)
+        let limit = 6 * configuration.speechLimits.textCharacters + 4_096
+        let data: ByteBuffer
+        do {
+            data = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            // The rest of the body is not read, so the connection ends with the answer.
+            var tooLarge = ServiceError.badRequest(
+                "the body is over \(limit) bytes, this service's limit for an input of "
+                    + "\(configuration.speechLimits.textCharacters) characters (--max-speech-characters)",
+                variables: "input")
+            tooLarge.status = .contentTooLarge
+            tooLarge.headers[.connection] = "close"
+            throw tooLarge
+        }
         let body: Body
         do {
             body = try JSONDecoder().decode(Body.self, from: Data(data.readableBytesView))
         } catch {
-            throw ServiceError.badRequest("the body is not the JSON object expected: \(error)", variables: "body")
+            throw ServiceError.badRequest(
+                "the body is not the JSON object expected: \(String(describing: error).prefix(300))", variables: "body")
         }
         let model = body.model ?? "tts-1"
         guard OpenAIVoices.models.contains(model) else {
             throw ServiceError.badRequest(
-                "model '\(model)' is not served; models: \(OpenAIVoices.models.joined(separator: ", "))",
+                "model \(Synthesis.quoted(model)) is not served; models: \(OpenAIVoices.models.joined(separator: ", "))",
                 variables: "model")
         }
         guard let input = body.input else { throw ServiceError.badRequest("input is required", variables: "input") }
@@ -90,9 +108,12 @@ struct OpenAISpeechRoute: Sendable {
         case "pcm": (output, contentType) = (.pcm16LittleEndian(sampleRate: Self.sampleRate), "audio/pcm")
         default:
             throw ServiceError.badRequest(
-                "response_format '\(format)' is not available; this service writes wav, pcm, flac and opus",
+                "response_format \(Synthesis.quoted(format)) is not available; this service writes wav, pcm, flac and opus",
                 variables: "response_format")
         }
+        let limits = SynthesisResponse.Limits(
+            maxSeconds: configuration.maxSpeechDuration, writeTimeout: configuration.writeTimeout)
+        try SynthesisResponse.checkDuration(of: script, voice: voice, rate: speed, limits: limits, field: "input")
         context.logger.info(
             "speaking",
             metadata: ["voice": "\(voice.qualifiedName)", "characters": "\(input.count)", "format": "\(format)"])
@@ -100,7 +121,8 @@ struct OpenAISpeechRoute: Sendable {
             throw ServiceError.synthesesBusy(limit: admission.limit, retryAfter: configuration.retryAfterSeconds)
         }
         return try SynthesisResponse.response(
-            contentType: contentType, script: script, voice: voice, rate: speed, output: output, ticket: ticket)
+            contentType: contentType, script: script, voice: voice, rate: speed, output: output, ticket: ticket,
+            limits: limits, context: context)
     }
 
     private func authorize(_ request: Request) async throws(ServiceError) {

@@ -15,7 +15,9 @@ import Logging
 /// `audio/x-wav` or `audio/wav` (16 kHz 16-bit, the default) or `audio/amr` (AMR-NB, 8 kHz); others a
 /// 400. `X-Arg` takes `VoiceName` (a local voice, `rms` by default; the AT&T Natural Voices names
 /// `crystal` and `mike` map to `slt` and `rms`), `Tempo` (speaking rate, 0.25–4, 1 normal) and `Volume`
-/// (0–4, 1 normal). The audio is sent chunked as it is synthesized; errors are the Speech API's.
+/// (0–4, 1 normal). The audio is sent chunked as it is synthesized, at the pace the client reads
+/// (``SynthesisResponse``: at most `--max-speech-duration` of it, 413 before synthesis when that is
+/// sure to be passed); errors are the Speech API's.
 struct TextToSpeechRoute: Sendable {
     let authority: TokenAuthority
     /// The service's configuration, read as each request needs it (a reload changes its limits).
@@ -109,12 +111,15 @@ struct TextToSpeechRoute: Sendable {
         context.logger.info(
             "speaking",
             metadata: ["voice": "\(voice.qualifiedName)", "bytes": "\(body.readableBytes)", "accept": "\(contentType)"])
+        let answerLimits = SynthesisResponse.Limits(
+            maxSeconds: configuration.maxSpeechDuration, writeTimeout: configuration.writeTimeout)
+        try SynthesisResponse.checkDuration(of: script, voice: voice, rate: tempo, limits: answerLimits, field: "body")
         guard let ticket = admission.admit() else {
             throw ServiceError.synthesesBusy(limit: admission.limit, retryAfter: configuration.retryAfterSeconds)
         }
         return try SynthesisResponse.response(
             contentType: contentType, script: volume == 1 ? script : script.scalingVolume(by: volume), voice: voice,
-            rate: tempo, output: output, ticket: ticket)
+            rate: tempo, output: output, ticket: ticket, limits: answerLimits, context: context)
     }
 
     /// The first media type of `Accept`, lower-cased, without parameters; nil when there is none.
@@ -129,7 +134,7 @@ struct TextToSpeechRoute: Sendable {
         guard let text = arguments[name] else { return 1 }
         guard let value = Double(text), range.contains(value) else {
             throw ServiceError.badRequest(
-                "X-Arg \(name)=\(text) is out of range; expected a number from \(range.lowerBound) to "
+                "X-Arg \(name)=\(text.prefix(64)) is out of range; expected a number from \(range.lowerBound) to "
                     + "\(range.upperBound) (1 is normal)", variables: "X-Arg")
         }
         return value
