@@ -206,37 +206,3 @@ public struct ServiceReload: Sendable {
         self.needsRestart = needsRestart
     }
 }
-
-/// Reloads the service on each SIGHUP until graceful shutdown begins.
-struct ReloadOnHangUp: Service {
-    let service: SpeechService
-    let level: LiveLogLevel
-    let hangUps: UnixSignalsSequence
-    let reload: @Sendable () async throws -> ServiceReload
-    let logger: Logger
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { [hangUps] in
-            for await _ in hangUps {
-                do {
-                    let reloaded = try await reload()
-                    var changed = service.reload(from: reloaded.configuration)
-                    if level.value != reloaded.logLevel {
-                        level.value = reloaded.logLevel
-                        changed.append("log-level")
-                    }
-                    logger.notice(
-                        "reloaded on SIGHUP",
-                        metadata: ["changed": .string(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))])
-                    if !reloaded.needsRestart.isEmpty {
-                        logger.warning(
-                            "settings changed that take a restart; the running values stay",
-                            metadata: ["settings": .string(reloaded.needsRestart.joined(separator: ", "))])
-                    }
-                } catch {
-                    logger.error("reload on SIGHUP failed; the running settings stay", metadata: ["error": "\(error)"])
-                }
-            }
-        }
-    }
-}

@@ -50,6 +50,15 @@ public final class LoopbackConnection: @unchecked Sendable {
         socket = -1
     }
 
+    /// Resets the connection (SO_LINGER 0, then close): the server's next read fails with ECONNRESET,
+    /// as when a client's process is killed or a middlebox drops the connection.
+    public func reset() {
+        guard socket >= 0 else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        hangUp()
+    }
+
     /// Sends `bytes`; false if the server has closed the connection.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {

@@ -92,6 +92,43 @@ struct Exposition {
         try await server.stop()
     }
 
+    /// A client that leaves mid-upload — closing its end (FIN) or resetting the connection — is counted
+    /// as nginx counts it, 499, not as a 400 the service answered or a 500 it failed with (issue 51, item 17).
+    @Test(arguments: [false, true]) func hangUpsAreCountedAs499s(reset: Bool) async throws {
+        let server = try await RunningService.start { $0.recognizerCount = 1 }
+        let token = try await server.token()
+        let speech = #"route="/speech/v3/speechToText""#
+        let audio = try SpeechFixtures.encoded(.l16)
+        // Mid-recognition, before a recognizer is lent (the first 1 KiB), and with the head alone.
+        for (index, sent) in [audio.count / 2, 500, 0].enumerated() {
+            let connection = try LoopbackConnection(port: server.port)
+            connection.send(
+                "POST /speech/v3/speechToText HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Content-Type: \(CodecFormat.l16.contentType())\r\nX-SpeechContext: Generic\r\n"
+                    + "Content-Length: \(audio.count)\r\n\r\n")
+            connection.send(Array(audio.prefix(sent)))
+            if sent > 1_024 {
+                for _ in 0..<500 where server.service.pool.busyCount == 0 {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            if reset { connection.reset() } else { connection.hangUp() }
+            // The next one starts once this one has been answered (and counted).
+            for _ in 0..<200 {
+                let counted = try await scrape(server).samples.filter {
+                    $0.key.hasPrefix("earshot_http_requests_total{\(speech)")
+                }.values.reduce(0, +)
+                if counted > Double(index) { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let metrics = try await scrape(server)
+        #expect(metrics.value("earshot_http_requests_total{\(speech),status=\"499\"}") == 3)
+        #expect(metrics.value("earshot_http_requests_total{\(speech),status=\"400\"}") == 0)
+        #expect(metrics.value("earshot_http_requests_total{\(speech),status=\"500\"}") == 0)
+        try await server.stop()
+    }
+
     @Test func aFullPoolsRefusalsAreCountedAs503s() async throws {
         let server = try await RunningService.start { $0.recognizerCount = 1 }
         let token = try await server.token()

@@ -7,6 +7,9 @@ import Logging
 struct OAuthRoute: Sendable {
     let authority: TokenAuthority
 
+    /// The largest form accepted (413 beyond): credentials and a refresh token need a few hundred bytes.
+    static let maxBodyBytes = 16 * 1024
+
     func respond(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let logger = context.logger
         if let type = request.headers[.contentType],
@@ -14,7 +17,28 @@ struct OAuthRoute: Sendable {
         {
             return Self.error("invalid_request", status: .badRequest)
         }
-        let body = try await request.body.collect(upTo: 16 * 1024)
+        let body: ByteBuffer
+        do {
+            body = try await WholeBody.collect(
+                request.body, upTo: Self.maxBodyBytes, within: WholeBody.deadline, context: context)
+        } catch WholeBody.Failure.tooLarge(let limit) {
+            logger.info("token request refused: body too large")
+            var response = Self.json(
+                OAuthErrorDocument(
+                    error: "invalid_request", errorDescription: "the form is over \(limit) bytes"),
+                status: .contentTooLarge)
+            response.headers[.connection] = "close"
+            return response
+        } catch WholeBody.Failure.tooSlow(let deadline) {
+            logger.info("token request refused: body too slow")
+            var response = Self.json(
+                OAuthErrorDocument(
+                    error: "invalid_request",
+                    errorDescription: "the form did not arrive within \(deadline.components.seconds) s"),
+                status: .requestTimeout)
+            response.headers[.connection] = "close"
+            return response
+        }
         let form = Self.parseForm(String(buffer: body))
         let clientID = form["client_id"] ?? ""
         // Failures count against the app key and the address, so neither guessing one app's secret

@@ -24,4 +24,16 @@ struct ServiceRequestContext: RequestContext {
         clientHasLeft = { await ClientDeparture.hasLeft(channel) }
         remoteAddress = channel.remoteAddress?.ipAddress ?? "unknown"
     }
+
+    /// The error a request's failure is answered and counted as: 499 (``ServiceError/clientClosedRequest``)
+    /// when the client has gone, since then nobody reads the answer and the failure is the hang-up, not
+    /// the service's; `error` itself otherwise. A hang-up shows up as whatever the reading met first — a
+    /// body cut short (400 from its decoder or parser) or a reset connection (an I/O error, 500) — so
+    /// those are the ones checked; a refusal the service chose (401, 413, 429, …) stays what it was.
+    func failure(for error: any Error) async -> any Error {
+        if let refusal = error as? ServiceError, refusal.status.code != 400, refusal.status.code < 500 {
+            return error
+        }
+        return await clientHasLeft() ? ServiceError.clientClosedRequest : error
+    }
 }

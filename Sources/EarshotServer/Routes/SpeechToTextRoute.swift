@@ -46,30 +46,38 @@ struct SpeechToTextRoute: Sendable {
         let response: Response
         do {
             response = try await recognize(request, context: context, responseID: responseID, logger: logger)
-        } catch let error as ServiceError {
-            logger.info(
-                "request refused",
-                metadata: [
-                    "status": "\(error.status.code)", "message_id": "\(error.messageID)", "text": "\(error.text)",
-                ])
-            response = Self.response(for: error)
-        } catch let error as HTTPParserError {
-            // The client went away or sent broken HTTP mid-body: its fault, and no one is left to answer.
-            logger.info("upload abandoned by the client", metadata: ["error": "\(error)"])
-            response = Self.response(
-                for: ServiceError.badRequest("the request body ended before its end: \(error)", variables: "body"))
         } catch {
-            logger.error("request failed", metadata: ["error": "\(error)"])
-            response = Self.response(
-                for: ServiceError(
-                    status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
-                    text: "the recognizer failed: \(error)"))
+            response = failureResponse(await context.failure(for: error), logger: logger)
         }
         var tagged = response
         tagged.headers[ServiceIdentifiers.responseIDField] = responseID
         logger.info(
             "answered", metadata: ["status": "\(tagged.status.code)", "elapsed": "\(ContinuousClock.now - started)"])
         return tagged
+    }
+
+    /// The answer to a request that failed with `error` (after ``ServiceRequestContext/failure(for:)``).
+    private func failureResponse(_ error: any Error, logger: Logger) -> Response {
+        switch error {
+        case let error as ServiceError:
+            logger.info(
+                "request refused",
+                metadata: [
+                    "status": "\(error.status.code)", "message_id": "\(error.messageID)", "text": "\(error.text)",
+                ])
+            return Self.response(for: error)
+        case let error as HTTPParserError:
+            // Broken HTTP mid-body from a client still connected: its fault.
+            logger.info("upload abandoned by the client", metadata: ["error": "\(error)"])
+            return Self.response(
+                for: ServiceError.badRequest("the request body ended before its end: \(error)", variables: "body"))
+        default:
+            logger.error("request failed", metadata: ["error": "\(error)"])
+            return Self.response(
+                for: ServiceError(
+                    status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
+                    text: "the recognizer failed: \(error)"))
+        }
     }
 
     private func recognize(_ request: Request, context: ServiceRequestContext, responseID: String, logger: Logger)

@@ -56,8 +56,10 @@ struct OpenAISpeechRoute: Sendable {
         let limit = 6 * configuration.speechLimits.textCharacters + 4_096
         let data: ByteBuffer
         do {
-            data = try await request.body.collect(upTo: limit)
-        } catch is NIOTooManyBytesError {
+            data = try await WholeBody.collect(request.body, upTo: limit, within: WholeBody.deadline, context: context)
+        } catch WholeBody.Failure.tooSlow(let deadline) {
+            throw WholeBody.tooSlowError(deadline, field: "body")
+        } catch WholeBody.Failure.tooLarge {
             // The rest of the body is not read, so the connection ends with the answer.
             var tooLarge = ServiceError.badRequest(
                 "the body is over \(limit) bytes, this service's limit for an input of "

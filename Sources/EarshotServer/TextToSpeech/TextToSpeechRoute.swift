@@ -65,7 +65,9 @@ struct TextToSpeechRoute: Sendable {
         let limit = isSSML ? limits.ssmlBytes : 4 * limits.textCharacters
         let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: limit)
+            body = try await WholeBody.collect(request.body, upTo: limit, within: WholeBody.deadline, context: context)
+        } catch WholeBody.Failure.tooSlow(let deadline) {
+            throw WholeBody.tooSlowError(deadline, field: "body")
         } catch {
             var tooLarge = ServiceError.badRequest(
                 "the body is over \(limit) bytes, this service's limit for \(isSSML ? "SSML (--max-ssml-bytes)" : "text (--max-speech-characters)")",
