@@ -4,8 +4,10 @@ public import EarshotWhisper
 
 /// How every command and the service pick their embedded recognizer: the one asked for, else Whisper
 /// when its model is found and loads, else PocketSphinx — with one line through `note` saying why, so a
-/// user always knows which one ran. Asked for explicitly, a Whisper model that cannot be loaded is an
-/// error (`.modelUnavailable`, exit status 3), never a silent change of recognizer.
+/// user always knows which one ran. Only the default model found by the search falls back: a Whisper
+/// recognizer asked for, or a Whisper model the user named (the flag, which a config file also sets, or
+/// `EARSHOT_WHISPER_MODEL`), that cannot be loaded is an error (`.modelUnavailable`, exit status 3) naming
+/// it, never a change of recognizer a script would not notice.
 public enum RecognizerSelection {
     /// The model the options name: `requested` (nil for the default rule), the Whisper folder from
     /// `whisperModel` (the `--whisper-model` flag), `EARSHOT_WHISPER_MODEL` in `environment` or the
@@ -26,10 +28,23 @@ public enum RecognizerSelection {
             note("no Whisper model found, recognizing with PocketSphinx (\(WhisperModel.installHint))")
             return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))
         }
+        // Who named the folder, for the error: the flag, else the variable; nil when the search found it.
+        let namedBy: String? =
+            if let whisperModel, !whisperModel.isEmpty {
+                "--whisper-model \(whisperModel)"
+            } else if let variable = environment[WhisperModel.environmentVariable], !variable.isEmpty {
+                "\(WhisperModel.environmentVariable)=\(variable)"
+            } else {
+                nil
+            }
         do {
             let model = try WhisperModel(directory: directory)
             return EmbeddedRecognizerModel(.whisper(model, whisperOptions))
-        } catch let error as EarshotError where requested == nil {
+        } catch let error as EarshotError {
+            if let namedBy {
+                throw EarshotError(.modelUnavailable, "\(namedBy): not a Whisper model: \(error.message)")
+            }
+            guard requested == nil else { throw error }
             note("\(error.message); recognizing with PocketSphinx instead")
             return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))
         }

@@ -109,6 +109,12 @@ struct RecognizerOptions: ParsableArguments {
         if let languageModelWeight, !(languageModelWeight > 0 && languageModelWeight < 1) {
             throw ValidationError("--language-model-weight \(languageModelWeight): expected a weight between 0 and 1")
         }
+        // Named by its flag, so a value from a config file is reported with the file and key.
+        if let beamSize, !WhisperOptions.beamSizes.contains(beamSize) {
+            throw ValidationError(
+                "--beam-size \(beamSize): expected \(WhisperOptions.beamSizes.lowerBound) to "
+                    + "\(WhisperOptions.beamSizes.upperBound) (1 decodes greedily)")
+        }
         if let encoderWindow, WhisperEncoderWindow(encoderWindow) == nil {
             throw ValidationError("--encoder-window \(encoderWindow): expected full or fitted")
         }
@@ -152,6 +158,11 @@ struct RecognizerOptions: ParsableArguments {
             whisperOptions: whisperOptions(language: language), pocketSphinx: pocketSphinx
         ) { line in
             Messages.write(line, level: "note")
+        }
+        if recognizer == nil, requested == .pocketsphinx {
+            // A PocketSphinx setting chose the recognizer: say so, as the default rule's choices are said.
+            let chosenBy = decoderOptions.decoder != nil ? "--decoder" : "--model-dir"
+            Messages.write("\(chosenBy) is a PocketSphinx setting: recognizing with PocketSphinx", level: "note")
         }
         if case .pocketSphinx(let configuration) = model.engine { try configuration.validate() }
         guard let given = try namedLanguageModels().first else { return model }

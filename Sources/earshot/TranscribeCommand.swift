@@ -29,7 +29,8 @@ struct Transcribe: AsyncParsableCommand {
         discussion: """
             Reads each FILE (any rate and channel count; it is resampled to 16 kHz mono), cuts it at pauses \
             into segments of at most --max-segment-duration seconds, decodes --jobs segments at once (at most one per core) \
-            with PocketSphinx and the US English model from Debian's pocketsphinx-en-us package, and writes \
+            with the embedded recognizer — Whisper (tiny.en by default, our own inference of its weights) when \
+            its model is installed, else PocketSphinx with Debian's pocketsphinx-en-us, saying so — and writes \
             the transcript in media-time order. Needs no network and no service.
 
             With --service URL, each segment is sent instead to a recognition service: the Speech API \

@@ -32,10 +32,17 @@ struct VAD: ParsableCommand {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable, FormatFromExtension {
-        case csv, json, rttm, audacity, probs, segments, nemo
+        case csv, json, rttm, audacity, srt, vtt, probs, segments, nemo
 
-        /// Only csv, json and rttm have an extension of their own.
-        var extensions: [String] { [.csv, .json, .rttm].contains(self) ? [rawValue] : [] }
+        /// The extensions that name a format: csv, json, rttm, srt and vtt their own, and txt Audacity's
+        /// label track (what Audacity exports it as).
+        var extensions: [String] {
+            switch self {
+            case .csv, .json, .rttm, .srt, .vtt: [rawValue]
+            case .audacity: ["txt"]
+            case .probs, .segments, .nemo: []
+            }
+        }
 
         /// Formats that hold several files in one document.
         var holdsSeveralFiles: Bool { [.json, .rttm, .segments, .nemo].contains(self) }
@@ -56,8 +63,9 @@ struct VAD: ParsableCommand {
     @Option(
         name: [.customShort("f"), .customLong("format")],
         help: ArgumentHelp(
-            "Output format: csv, json, rttm, audacity, probs, segments or nemo. Default: from -o's extension "
-                + "(.csv, .json, .rttm), else csv."))
+            "Output format: csv, json, rttm, audacity, srt, vtt (a cue reading \"speech\" per segment), probs, "
+                + "segments or nemo. Default: from -o's extension (.csv, .json, .rttm, .srt, .vtt, .txt for "
+                + "audacity), else csv."))
     var formatOption: Format?
 
     /// --format, else what -o's extension names, else csv.
@@ -80,6 +88,14 @@ struct VAD: ParsableCommand {
 
     func validate() throws {
         try Format.check(formatOption, output: output)
+        let suffix = (output as NSString).pathExtension.lowercased()
+        if formatOption == nil, output != "-", !suffix.isEmpty, Format.named(by: output) == nil {
+            // Writing CSV into speech.srt would hand a subtitle editor a file it cannot open.
+            let named = Format.allCases.flatMap { format in format.extensions.map { ".\($0)" } }
+            throw ValidationError(
+                "-o \(output): .\(suffix) names no format vad writes (\(named.joined(separator: " "))); "
+                    + "rename the output or give --format")
+        }
         if shardOptions.text != nil, out == nil {
             throw ValidationError(
                 "--shard needs --out DIR: each shard writes its own files' NAME.csv and NAME.prob there")
@@ -218,6 +234,8 @@ struct VAD: ParsableCommand {
             for analysis in analyses {
                 try output.write(NeMoManifest.text(for: analysis.segments, audioPath: Self.absolute(analysis.file)))
             }
+        case .srt: try output.write(SegmentSubtitles.srt(analyses.first?.segments ?? []))
+        case .vtt: try output.write(SegmentSubtitles.vtt(analyses.first?.segments ?? []))
         case .csv, .rttm, .audacity:
             let segmentFormat = SegmentFormat(rawValue: format.rawValue)!
             for analysis in analyses {

@@ -67,6 +67,11 @@ import Testing
         #expect(shown.output.contains("file:\(home.path)/.config/earshot/config.yaml\ttranscribe.format=json"))
         #expect(shown.output.contains("env:EARSHOT_TRANSCRIBE_RECOGNIZER\ttranscribe.recognizer=pocketsphinx"))
         #expect(shown.output.contains("default\ttranscribe.max-segment-duration=25.0"), "\(shown.output)")
+        // Options the parser leaves unset show the default their help states, or say they are unset
+        // (issue 51, item 4), never a blank.
+        #expect(shown.output.contains("default\ttranscribe.beam-size=5\n"), "\(shown.output)")
+        #expect(shown.output.contains("default\ttranscribe.whisper-model=(unset)"), "\(shown.output)")
+        #expect(!shown.output.split(separator: "\n").contains { $0.hasSuffix("=") }, "\(shown.output)")
         let everything = try Self.earshot(["config", "show"], home: home)
         #expect(everything.output.contains("vad.detector=energy") && everything.output.contains("serve.port=0"))
     }
@@ -91,6 +96,7 @@ import Testing
             ("- transcribe\n", ["vad", Self.cards], "expected a mapping of sections"),
             ("serve:\n  port: abc\n", ["serve"], "serve.port=abc: The value 'abc' is invalid for '--port <port>'"),
             ("serve:\n  port: 70000\n", ["serve"], "serve.port=70000: --port must be 0–65535"),
+            ("transcribe:\n  beam-size: 0\n", ["transcribe", Self.cards], "transcribe.beam-size=0: --beam-size 0"),
             (
                 "service:\n  secret: s3cr3t\n", ["vad", Self.cards],
                 "service.secret: a secret in a file others can read"
@@ -190,5 +196,33 @@ import Testing
         #expect(errors.contains("reload on SIGHUP failed"), "\(errors)")
         #expect(
             errors.contains("settings changed that take a restart") && errors.contains("drain-timeout"), "\(errors)")
+    }
+
+    /// A flood of SIGHUPs costs a reload or two, not one each (issue 51, item 19): signals that arrive
+    /// while a reload runs leave one reload pending, which reads the file as it is when it runs.
+    @Test func hangUpsAreCoalescedIntoOnePendingReload() throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let config = home.file("serve.yaml")
+        try Data("serve:\n  max-audio-duration: 60\n".utf8).write(to: URL(fileURLWithPath: config))
+        let server = try ServeCommandTests.Server(arguments: [
+            "--config", config, "--recognizers", "1", "--log-level", "notice",
+        ])
+        defer { if server.process.isRunning { _ = server.stop() } }
+        let token = try ServeHardeningTests.token(server)
+        for _ in 0..<1_100 { kill(server.process.processIdentifier, SIGHUP) }
+        try Data("serve:\n  max-audio-duration: 0.5\n".utf8).write(to: URL(fileURLWithPath: config))
+        kill(server.process.processIdentifier, SIGHUP)
+        // The last signal came after the file changed, so some reload reads the new limit.
+        var status = 0
+        for _ in 0..<120 where status != 413 {
+            status = try ServeHardeningTests.recognize(server, token: token).0
+            if status != 413 { Thread.sleep(forTimeInterval: 0.25) }
+        }
+        #expect(status == 413, "the reloaded limit did not apply")
+        let (exit, errors) = server.stop()
+        #expect(exit == 0, "\(errors)")
+        let reloads = errors.components(separatedBy: "reloaded on SIGHUP").count - 1
+        #expect(reloads >= 1 && reloads <= 50, "\(reloads) reloads for 1 101 signals")
     }
 }

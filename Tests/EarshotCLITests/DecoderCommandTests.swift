@@ -21,6 +21,27 @@ private let longSample = URL(fileURLWithPath: #filePath).deletingLastPathCompone
         #expect(result.standardError.contains("'fast', 'balanced' or 'accurate'"))
     }
 
+    /// Issue 51, item 2: a Whisper model the user named that does not load exits 3 naming it, where it
+    /// used to become PocketSphinx with exit status 0; `--decoder` choosing PocketSphinx says so.
+    @Test func aNamedWhisperModelThatDoesNotLoadIsAnErrorNotPocketSphinx() throws {
+        let cards = "/usr/share/pocketsphinx/test/data/cards/004.wav"
+        let typo = try ExternalTool.run(
+            [ExternalTool.earshotPath, "transcribe", cards], environment: ["EARSHOT_WHISPER_MODEL": "./typo"])
+        #expect(typo.status == 3, "\(typo.standardError)")
+        #expect(typo.standardError.contains("EARSHOT_WHISPER_MODEL=./typo: not a Whisper model"), "\(typo.standardError)")
+        #expect(typo.standardOutput.isEmpty)
+        let folder = try earshot("transcribe", "--whisper-model", ".", cards)
+        #expect(folder.status == 3, "\(folder.standardError)")
+        #expect(folder.standardError.contains("--whisper-model .: not a Whisper model"), "\(folder.standardError)")
+        #expect(!folder.standardError.contains("recognizing with PocketSphinx"))
+
+        let accurate = try earshot("transcribe", "--decoder", "accurate", cards)
+        #expect(accurate.status == 0, "\(accurate.standardError)")
+        #expect(
+            accurate.standardError.contains("--decoder is a PocketSphinx setting: recognizing with PocketSphinx"),
+            "\(accurate.standardError)")
+    }
+
     @Test func decoderIsRefusedWhereNoEmbeddedRecognizerRuns() throws {
         let result = try earshot(
             "transcribe", "--decoder", "fast", "--service", "http://127.0.0.1:9/speech/v3/speechToText", "x.wav")

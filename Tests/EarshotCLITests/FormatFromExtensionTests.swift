@@ -20,6 +20,8 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
             (["transcribe", "--recognizer", "pocketsphinx", clip], "talk.json", "{"),
             (["vad", "--detector", "energy", clip], "speech.rttm", "SPEAKER "),
             (["vad", "--detector", "energy", clip], "speech.json", "{"),
+            (["vad", "--detector", "energy", clip], "speech.srt", "1\n00:00:"),
+            (["vad", "--detector", "energy", clip], "speech.vtt", "WEBVTT\n\n00:00:"),
             (["level", clip], "levels.csv", "start_s,rms_dbfs"),
             (["level", clip], "levels.json", "{"),
             (["endpoint", "--detector", "energy", clip], "events.json", "{"),
@@ -40,6 +42,27 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         #expect(
             try earshot(["vad", "--detector", "energy", "--format", "nemo", clip, "-o", directory.file("nemo.json")])
                 .status == 0)
+    }
+
+    /// Issue 51, item 3: `vad -o speech.srt` wrote CSV into it. It writes cues now; an extension that
+    /// names none of vad's formats is refused, naming them, and nothing is written.
+    @Test func vadWritesSubtitlesAndRefusesAnExtensionItDoesNotWrite() throws {
+        let directory = try TemporaryDirectory("earshot-vad-extension")
+        let srt = directory.file("speech.srt")
+        #expect(try earshot(["vad", "--detector", "energy", clip, "-o", srt]).status == 0)
+        let cues = try String(contentsOfFile: srt, encoding: .utf8).components(separatedBy: "\n\n").filter { !$0.isEmpty }
+        #expect(!cues.isEmpty && cues.allSatisfy { $0.hasSuffix(" --> ") == false && $0.hasSuffix("\nspeech") })
+        let labels = directory.file("labels.txt")
+        #expect(try earshot(["vad", "--detector", "energy", clip, "-o", labels]).status == 0)
+        #expect(try String(contentsOfFile: labels, encoding: .utf8).split(separator: "\n").allSatisfy {
+            $0.split(separator: "\t").count == 3
+        })
+        let unknown = directory.file("speech.xyz")
+        let refused = try earshot(["vad", "--detector", "energy", clip, "-o", unknown])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains(".xyz names no format vad writes"), "\(refused.standardError)")
+        #expect(refused.standardError.contains(".srt .vtt"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: unknown))
     }
 
     @Test func aFormatTheExtensionContradictsIsRefused() throws {

@@ -103,15 +103,40 @@ import Testing
         #expect(fallback.kind == .pocketsphinx && fallback.id == "pocketsphinx-en-us")
         #expect(notes.count == 1 && notes[0].hasPrefix("no Whisper model found, recognizing with PocketSphinx"))
 
+        // A broken default model, found by the search, falls back saying why.
+        let folders = try TemporaryDirectory()
+        defer { folders.remove() }
         let directory = try brokenCopy { $0.prefix(1000) }
         defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: folders.file("models"), withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: directory.path, toPath: folders.file("models/whisper-tiny.en"))
         notes = []
-        let broken = try RecognizerSelection.resolve(nil, whisperModel: directory.path, environment: [:]) {
+        let broken = try RecognizerSelection.resolve(
+            nil, environment: [:], places: [.init(folders.file("models"), .userData)]
+        ) {
             notes.append($0)
         }
         #expect(broken.kind == .pocketsphinx)
         #expect(notes.count == 1 && notes[0].contains("model.bin: expected a CTranslate2 model file"), "\(notes)")
         #expect(notes.first?.hasSuffix("; recognizing with PocketSphinx instead") == true)
+
+        // A model the user named — a typo, a folder without a model, a broken one — is an error naming
+        // it (issue 51, item 2): a script must not get PocketSphinx's text with exit status 0.
+        for (flag, variable) in [(directory.path, nil), (nil, directory.path), ("./typo", nil), (nil, folders.path)] {
+            notes = []
+            do {
+                _ = try RecognizerSelection.resolve(
+                    nil, whisperModel: flag, environment: variable.map { ["EARSHOT_WHISPER_MODEL": $0] } ?? [:],
+                    places: []
+                ) { notes.append($0) }
+                Issue.record("\(flag ?? variable ?? ""): a named model that does not load fell back")
+            } catch let error as EarshotError {
+                #expect(error.code == .modelUnavailable)
+                let named = flag.map { "--whisper-model \($0)" } ?? "EARSHOT_WHISPER_MODEL=\(variable!)"
+                #expect(error.message.hasPrefix(named + ": not a Whisper model: "), "\(error.message)")
+                #expect(notes.isEmpty, "\(notes)")
+            }
+        }
 
         #expect(throws: EarshotError.self, "asked for explicitly, a broken Whisper is an error") {
             try RecognizerSelection.resolve(.whisper, whisperModel: directory.path, environment: [:]) { _ in }

@@ -88,11 +88,14 @@ public struct WhisperOptions: Sendable, Equatable {
     }
 
     /// Checks every field, naming the one out of range.
+    /// The beam widths accepted.
+    public static let beamSizes: ClosedRange<Int> = 1...64
+
     public func validate() throws {
         func fail(_ field: String, _ expected: String) -> EarshotError {
             EarshotError(.invalidParameter, "whisper \(field): expected \(expected)")
         }
-        guard (1...64).contains(beamSize) else { throw fail("beamSize \(beamSize)", "1–64") }
+        guard Self.beamSizes.contains(beamSize) else { throw fail("beamSize \(beamSize)", "1–64") }
         guard patience > 0, patience.isFinite else { throw fail("patience \(patience)", "a positive number") }
         guard lengthPenalty.isFinite else { throw fail("lengthPenalty", "a finite number") }
         guard !temperatures.isEmpty, temperatures.allSatisfy({ $0 >= 0 && $0.isFinite }) else {

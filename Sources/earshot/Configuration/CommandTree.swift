@@ -18,6 +18,18 @@ struct CommandTree: Sendable {
         let defaultValue: String?
         let help: String?
 
+        /// What `config show` prints as the default: the parser's, else the one the help states in a
+        /// word (`Default: 5.`), else `(unset)` — an option whose absence means "decided at run time"
+        /// (a model found by search, a recognizer chosen by what is installed).
+        var shownDefault: String {
+            if let defaultValue { return defaultValue }
+            if let help, let range = help.range(of: #"Default: [^ ;,()]+\.(\s|$)"#, options: .regularExpression) {
+                let stated = help[range].dropFirst("Default: ".count).trimmingCharacters(in: .whitespaces)
+                return String(stated.dropLast())
+            }
+            return "(unset)"
+        }
+
         /// The config key: the long name, the positive one for an inverted flag.
         var key: String { longNames.first { !$0.hasPrefix("no-") } ?? longNames[0] }
 

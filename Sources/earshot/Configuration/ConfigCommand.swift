@@ -69,7 +69,7 @@ struct ConfigCommand: ParsableCommand {
                 if let value = try settings.value(of: option, for: node) {
                     print(Self.line(value, as: node.section))
                 } else {
-                    print("default\t\(node.section).\(option.key)=\(option.defaultValue ?? "")")
+                    print("default\t\(node.section).\(option.key)=\(option.shownDefault)")
                 }
             }
         }
