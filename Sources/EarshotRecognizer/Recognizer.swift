@@ -42,6 +42,24 @@ public protocol Recognizer {
     /// honour (a language it does not speak). Before ``startUtterance()`` or before the utterance ends.
     mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws
 
+    /// The speaker has paused: the audio accepted so far may be the whole utterance. A recognizer that
+    /// decodes whole utterances (Whisper) may begin the final decode now, in the background, and give it
+    /// at ``endUtterance()`` if nothing but silence follows — the endpointer's wait after the last word
+    /// is dead time the decode can use. Called by whoever watches the stream's speech (the service's
+    /// detector, a live client's endpointer). The default does nothing.
+    mutating func speechPaused()
+
+    /// Whether ``speechPaused()`` does anything: whether watching a stream for pauses is worth a
+    /// detector's CPU. The default is false.
+    var beginsFinalDecodeOnPause: Bool { get }
+
+    /// How the final decodes begun at pauses went, over the recognizer's life. The default is zero.
+    var earlyDecodes: EarlyDecodeTally { get }
+
+    /// Speech resumed after ``speechPaused()``: a decode begun then is stopped and dropped, and the
+    /// utterance goes on. The default does nothing.
+    mutating func speechResumed()
+
     /// Forgets what the recognizer has learned of earlier audio (the channel: a running cepstral
     /// mean, say), so the next utterance decodes as on a freshly loaded recognizer: a service does
     /// this between requests, so one client's channel does not colour another's result. Between
@@ -51,6 +69,14 @@ public protocol Recognizer {
 
 extension Recognizer {
     public mutating func resetAdaptation() throws {}
+
+    public mutating func speechPaused() {}
+
+    public var beginsFinalDecodeOnPause: Bool { false }
+
+    public var earlyDecodes: EarlyDecodeTally { EarlyDecodeTally() }
+
+    public mutating func speechResumed() {}
 
     public mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws {}
 
@@ -65,6 +91,27 @@ extension Recognizer {
                 format: buffer.format,
                 samples: Array(buffer.samples[frames.lowerBound * channels..<frames.upperBound * channels]),
                 startFrame: buffer.startFrame + Int64(frames.lowerBound)))
+    }
+}
+
+/// Final decodes a recognizer began at the speaker's pauses (``Recognizer/speechPaused()``): how many
+/// were begun, how many became the result, and how many returning speech stopped before they finished.
+public struct EarlyDecodeTally: Sendable, Equatable {
+    public var begun = 0
+    public var used = 0
+    public var stopped = 0
+
+    public init(begun: Int = 0, used: Int = 0, stopped: Int = 0) {
+        self.begun = begun
+        self.used = used
+        self.stopped = stopped
+    }
+
+    /// What happened between two readings.
+    public static func - (later: EarlyDecodeTally, earlier: EarlyDecodeTally) -> EarlyDecodeTally {
+        EarlyDecodeTally(
+            begun: later.begun - earlier.begun, used: later.used - earlier.used,
+            stopped: later.stopped - earlier.stopped)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 public import EarshotModels
 public import EarshotRecognizer
 public import EarshotSynthesis
@@ -30,7 +31,13 @@ public struct ServiceConfiguration: Sendable {
         public static let uploadGrace: Duration = .seconds(5)
         public static let minimumAudioRate = 0.5
         public static let idleTimeout: Duration = .seconds(15)
-        public static let recognizerCount = 4
+        /// Four live streams a core, at least four in all, at most 32: a live Whisper tiny.en stream
+        /// costs 0.16 s of CPU a second of audio (0.28 s with partial results; RELIABILITY.md, CPU per
+        /// recognition), and a stream holds its recognizer for as long as it talks — mostly waiting for
+        /// audio, not decoding. (A fixed four refused the README's own 8-stream load test.)
+        public static var recognizerCount: Int {
+            min(32, max(4, 4 * ProcessInfo.processInfo.activeProcessorCount))
+        }
         public static let drainDelay: Duration = .zero
         public static let drainTimeout: Duration = .seconds(30)
     }
@@ -62,6 +69,10 @@ public struct ServiceConfiguration: Sendable {
     /// spectral detector.
     public var speechDetector: DetectorKind = .spectral
     public var detectorModels: DetectorModels = .none
+    /// Whether Whisper begins a request's final decode at the speaker's pause, watched for by
+    /// `speechDetector` (``InitialSilenceLimit``), so the words are ready when the upload ends. On by
+    /// default; off saves the detector's and the dropped decodes' CPU.
+    public var earlyDecode = true
     /// How much text and SSML one Text to Speech request may bring (413 or 400 beyond).
     public var speechLimits = SpeechScript.Limits.default
     /// Text to Speech answers made or queued at once for the one synthesis thread; beyond, 503 with
@@ -153,14 +164,22 @@ public struct ServiceConfiguration: Sendable {
         self.models = models
     }
 
-    /// The per-app cap in force.
-    var recognitionsPerApp: Int { maxRecognitionsPerApp ?? max(1, recognizerCount - 1) }
+    /// The per-app cap in force. By default one fewer than the recognizers, so no app can take them all
+    /// from the others; a service that knows a single app (one credential, no API keys) has no others
+    /// to protect, and lends it every recognizer — a load test of your own service is not refused.
+    var recognitionsPerApp: Int {
+        if let maxRecognitionsPerApp { return maxRecognitionsPerApp }
+        let singleApp = credentials.secrets.count == 1 && apiKeys.scopes.isEmpty
+        return singleApp ? recognizerCount : max(1, recognizerCount - 1)
+    }
 
     /// What each request's audio may cost.
     var audioLimits: AudioLimits {
-        AudioLimits(
+        var limits = AudioLimits(
             maxAudioDuration: maxAudioDuration, maxInitialSilence: maxInitialSilence, detector: speechDetector,
             detectorModels: detectorModels)
+        limits.beginFinalDecodeOnPause = earlyDecode
+        return limits
     }
 
     /// The pace rules every upload is held to.

@@ -57,6 +57,14 @@ public final class WhisperRecognizer: Recognizer {
         case everySecondOfAudio
     }
     private var agreedPrefix: [Int] = []
+    /// The final decode begun when the speaker paused (``speechPaused()``), if any.
+    private var speculation: WhisperSpeculation?
+    /// Final decodes begun early, over all utterances: begun, used as the result, and stopped by
+    /// returning speech before they finished (their CPU spared).
+    public private(set) var earlyDecodes = EarlyDecodeTally()
+    /// The longest utterance decoded early: one window. A longer one is decoded window by window at
+    /// the end, as before (an early decode of it would cost several windows for one pause).
+    public static let maxSpeculativeSamples = 30 * 16_000
     /// The loudest sample of the utterance so far, as an amplitude.
     private var peak: Float = 0
     /// Below this peak (−50 dBFS) an utterance is silence.
@@ -75,6 +83,7 @@ public final class WhisperRecognizer: Recognizer {
         guard !isOpen else {
             throw EarshotError(.invalidParameter, "Whisper: an utterance is already open; end it before starting another")
         }
+        retireSpeculation()
         isOpen = true
         samples.removeAll(keepingCapacity: true)
         startFrame = nil
@@ -138,9 +147,42 @@ public final class WhisperRecognizer: Recognizer {
         return options
     }
 
+    /// Begins the final decode of the audio so far on a thread of its own (``WhisperSpeculation``), to be
+    /// the result if only silence follows: the endpointer's wait then costs the listener nothing. Not for
+    /// silence, nor an utterance longer than one window; a second pause with no speech between them
+    /// keeps the decode under way.
+    public func speechPaused() {
+        guard isOpen, peak >= Self.silencePeak, samples.count <= Self.maxSpeculativeSamples else { return }
+        if let speculation, !speculation.isCancelled { return }
+        retireSpeculation()
+        earlyDecodes.begun += 1
+        speculation = WhisperSpeculation(samples: samples, transcriber: transcriber, options: utteranceOptions)
+    }
+
+    public var beginsFinalDecodeOnPause: Bool { true }
+
+    /// Speech again after ``speechPaused()``: the early decode stops at its next check and is dropped.
+    public func speechResumed() {
+        speculation?.cancel()
+    }
+
+    /// Waits for a cancelled early decode to let go of the transcriber.
+    private func retireSpeculation() {
+        guard let speculation else { return }
+        speculation.cancel()
+        if speculation.stoppedEarly { earlyDecodes.stopped += 1 }
+        self.speculation = nil
+    }
+
     public func partialResult() throws -> RecognitionResult? {
         guard isOpen else {
             throw EarshotError(.invalidParameter, "Whisper: no utterance is open; call startUtterance() first")
+        }
+        if let speculation {
+            // While the final decode runs early, partial decodes would wait for the transcriber: the
+            // text agreed so far stands.
+            if !speculation.isCancelled { return agreedResult() }
+            retireSpeculation()
         }
         let decodedBefore = lastPartial?.samples ?? 0
         let clock = ContinuousClock()
@@ -167,6 +209,11 @@ public final class WhisperRecognizer: Recognizer {
             }
             lastPartial = (samples.count, tokens)
         }
+        return agreedResult()
+    }
+
+    /// The partial result of the tokens two consecutive partial decodes agreed on.
+    private func agreedResult() -> RecognitionResult? {
         let text = model.tokenizer.decode(agreedPrefix).trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty, let startFrame else { return nil }
         return RecognitionResult(
@@ -183,11 +230,20 @@ public final class WhisperRecognizer: Recognizer {
         requestOptions = .none
         let start = startFrame ?? endFrame
         var result = RecognitionResult(hypotheses: [], start: mediaTime(start), end: mediaTime(endFrame), isPartial: false)
+        // An early decode still valid (no speech since the pause) is the answer: the audio after it is
+        // the silence the endpointer waited out.
+        let early = speculation.flatMap { $0.isCancelled ? nil : $0.wait() }
+        retireSpeculation()
         guard peak >= Self.silencePeak else { return result }
         let segments: [WhisperSegment]
         do {
-            segments = try samples.withUnsafeBufferPointer {
-                try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled })
+            if let early {
+                earlyDecodes.used += 1
+                segments = early
+            } else {
+                segments = try samples.withUnsafeBufferPointer {
+                    try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled })
+                }
             }
         } catch let error as EarshotError where error.code == .canceled {
             throw CancellationError()
@@ -196,7 +252,7 @@ public final class WhisperRecognizer: Recognizer {
         } catch {
             throw EarshotError(.recognizerFailed, "Whisper failed to decode the utterance: \(error)")
         }
-        let text = segments.map(\.text).joined().trimmingCharacters(in: .whitespaces)
+        var text = segments.map(\.text).joined().trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return result }
         let rate = Double(format.sampleRate)
         var words: [RecognizedWord] = []
@@ -220,6 +276,12 @@ public final class WhisperRecognizer: Recognizer {
                     word: spelled, start: mediaTime(start + Int64((word.start * rate).rounded())), end: end,
                     confidence: word.confidence ?? 0))
         }
+        let kept = Self.droppingRepeatedTail(words)
+        if kept.count < words.count {
+            words = kept
+            text = kept.map(\.word).joined(separator: " ")
+        }
+        guard !text.isEmpty else { return result }
         let confidence =
             words.isEmpty
             ? segments.first.map { Foundation.exp($0.averageLogProbability) }
@@ -228,8 +290,30 @@ public final class WhisperRecognizer: Recognizer {
         return result
     }
 
+    /// `words` without a run at the end, of two words or more, whose words all have no length and which
+    /// says again words said before it ("Play the Winawer variation. The Winawer variation.", the repeat at 1.64–1.64 s):
+    /// Whisper looping after the speech, which word alignment places where no audio is left.
+    static func droppingRepeatedTail(_ words: [RecognizedWord]) -> [RecognizedWord] {
+        let zeroLength = words.reversed().prefix { $0.start >= $0.end }.count
+        guard zeroLength > 0, zeroLength < words.count else { return words }
+        func normalized(_ word: RecognizedWord) -> String {
+            word.word.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "'" }
+        }
+        let spoken = words.dropLast(zeroLength).map(normalized)
+        // The longest repeating end of the zero-length run: all of it, or what follows its first words.
+        // Two words at least: a lone word of no length at the end is often a real short one ("a").
+        for start in (words.count - zeroLength)..<(words.count - 1) {
+            let tail = words[start...].map(normalized)
+            guard tail.count <= spoken.count else { continue }
+            let repeats = (0...(spoken.count - tail.count)).contains { Array(spoken[$0..<($0 + tail.count)]) == tail }
+            if repeats { return Array(words[..<start]) }
+        }
+        return words
+    }
+
     /// Drops the open utterance: nothing is decoded.
     public func abandonUtterance() {
+        retireSpeculation()
         isOpen = false
         requestOptions = .none
         samples.removeAll(keepingCapacity: true)

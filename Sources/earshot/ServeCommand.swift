@@ -56,7 +56,11 @@ struct Serve: AsyncParsableCommand {
         ))
     var apiKeys: String?
 
-    @Option(help: "Recognizers that may run at once; more concurrent requests get 503 with Retry-After.")
+    @Option(
+        help: ArgumentHelp(
+            "Recognizers that may run at once; more concurrent requests get 503 with Retry-After.",
+            discussion: "Default: four per core (at least 4, at most 32): a live stream holds a recognizer while "
+                + "it talks but takes about a sixth of a core."))
     var recognizers = ServiceConfiguration.Defaults.recognizerCount
 
     @OptionGroup(title: "Recognizers") var recognizerOptions: RecognizerOptions
@@ -72,6 +76,14 @@ struct Serve: AsyncParsableCommand {
                 "The seed's maxInitialSilence, held by the service: the rest of the body is not read, so silence sent cheaply (AMR NO_DATA frames) holds a recognizer no longer than this. The detector is Silero VAD when its model is installed (see --vad-model), else the spectral one. OpenAI-compatible requests get a 400 naming the limit."
         ))
     var maxInitialSilence = ServiceConfiguration.Defaults.maxInitialSilence
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Begin Whisper's final decode at the speaker's pause, so the words are ready when the upload ends.",
+            discussion: "The speech detector watches each upload; a decode begun at a pause is dropped if speech "
+                + "comes back. --no-early-decode saves that CPU and answers after the upload ends."))
+    var earlyDecode = true
 
     @OptionGroup(title: "Voice activity detection") var vadModel: VADModelOptions
 
@@ -120,7 +132,10 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Recognitions one app (client ID or API key) may run at once; beyond, 429 with Retry-After.",
-            discussion: "Default: one fewer than --recognizers (at least 1), so no single app takes every recognizer."))
+            discussion:
+                "Default: one fewer than --recognizers (at least 1), so no single app takes every recognizer; "
+                + "all of them when the service knows one app (one credential and no --api-keys), as for a "
+                + "load test of your own service."))
     var maxRecognitionsPerApp: Int?
 
     @Option(help: "Largest lexicon or grammar part of a speechToTextCustom request, in bytes (413 beyond).")
@@ -278,7 +293,8 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections { configuration.maxConnections = maxConnections }
         configuration.maxRecognitionsPerApp = maxRecognitionsPerApp
         configuration.maxSyntheses = maxSyntheses
-        if maxInitialSilence.isFinite {
+        configuration.earlyDecode = earlyDecode
+        if maxInitialSilence.isFinite || earlyDecode {
             (configuration.speechDetector, configuration.detectorModels) = try vadModel.resolve(nil)
         }
         let host = self.host

@@ -38,6 +38,62 @@ import Testing
         #expect(confidence > 0.5 && confidence <= 1)
     }
 
+    /// Issue 47, item 1: the final decode begun at the speaker's pause is the answer when only silence
+    /// follows — the same words as a decode at the end — and is stopped and dropped when speech comes
+    /// back, the utterance then decoded whole, nothing lost.
+    @Test func anEarlyDecodeIsTheAnswerAfterSilenceAndIsDroppedWhenSpeechResumes() throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        let silence = [Float](repeating: 0, count: 13_600)  // the endpointer's 0.85 s
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        try recognizer.startUtterance()
+        try feed(recognizer, samples, from: 0)
+        recognizer.speechPaused()
+        recognizer.speechPaused()  // a second pause with no speech between keeps the first decode
+        try feed(recognizer, silence, from: Int64(samples.count))
+        let early = try recognizer.endUtterance()
+        #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 1, used: 1, stopped: 0))
+        #expect(early.text == Self.expected)
+        #expect(early.end.frame == Int64(samples.count + silence.count))
+        #expect(early.hypotheses[0].words.map(\.word).joined(separator: " ") == Self.expected)
+
+        // Speech comes back at once: the early decode is stopped mid-way, not finished for nothing.
+        try recognizer.startUtterance()
+        let half = samples.count / 2
+        try feed(recognizer, Array(samples[..<half]), from: 0)
+        recognizer.speechPaused()
+        recognizer.speechResumed()
+        try feed(recognizer, Array(samples[half...]), from: Int64(half))
+        let resumed = try recognizer.endUtterance()
+        #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 2, used: 1, stopped: 1))
+        #expect(resumed.text == Self.expected, "the whole utterance, both halves")
+
+        // Silence is never decoded early.
+        try recognizer.startUtterance()
+        try feed(recognizer, silence, from: 0)
+        recognizer.speechPaused()
+        #expect(try recognizer.endUtterance().hypotheses.isEmpty)
+        #expect(recognizer.earlyDecodes.begun == 2)
+    }
+
+    /// Issue 51, item 5: a phrase Whisper says again after the speech, its words of no length, never
+    /// reaches the output; words of no length that repeat nothing, or a lone one, stay.
+    @Test func aRepeatedTailOfWordsWithNoLengthIsDropped() {
+        func words(_ spans: [(String, Double, Double)]) -> [RecognizedWord] {
+            spans.map {
+                RecognizedWord(
+                    word: $0.0, start: MediaTime(frame: Int64($0.1 * 16_000), sampleRate: 16_000),
+                    end: MediaTime(frame: Int64($0.2 * 16_000), sampleRate: 16_000), confidence: 0.9)
+            }
+        }
+        let said = [("Play", 0.2, 0.4), ("the", 0.4, 0.5), ("Winawer", 0.5, 1.1), ("variation.", 1.1, 1.64)]
+        let looped = words(said + [("The", 1.64, 1.64), ("Winawer", 1.64, 1.64), ("variation.", 1.64, 1.64)])
+        #expect(WhisperRecognizer.droppingRepeatedTail(looped) == words(said))
+        let new = words(said + [("Then", 1.64, 1.64), ("castle.", 1.64, 1.64)])
+        #expect(WhisperRecognizer.droppingRepeatedTail(new) == new)
+        let lone = words(said + [("variation.", 1.64, 1.64)])
+        #expect(WhisperRecognizer.droppingRepeatedTail(lone) == lone)
+    }
+
     @Test func aGapBetweenBuffersIsRefused() throws {
         let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
         try recognizer.startUtterance()

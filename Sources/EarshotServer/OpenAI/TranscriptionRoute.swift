@@ -38,25 +38,32 @@ struct TranscriptionRoute: Sendable {
         var response: Response
         do {
             response = try await recognize(request, context: context, logger: logger)
-        } catch let error as ServiceError {
-            logger.info(
-                "request refused", metadata: ["status": "\(error.status.code)", "text": "\(error.text)"])
-            response = OpenAIError.response(for: error)
-        } catch let error as HTTPParserError {
-            logger.info("upload abandoned by the client", metadata: ["error": "\(error)"])
-            response = OpenAIError.response(
-                for: .badRequest("the request body ended before its end: \(error)", variables: "file"))
         } catch {
-            logger.error("request failed", metadata: ["error": "\(error)"])
-            response = OpenAIError.response(
-                for: ServiceError(
-                    status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
-                    text: "the recognizer failed: \(error)"))
+            response = failureResponse(await context.failure(for: error), logger: logger)
         }
         response.headers[ServiceIdentifiers.responseIDField] = responseID
         logger.info(
             "answered", metadata: ["status": "\(response.status.code)", "elapsed": "\(ContinuousClock.now - started)"])
         return response
+    }
+
+    /// The answer to a request that failed with `error` (after ``ServiceRequestContext/failure(for:)``).
+    private func failureResponse(_ error: any Error, logger: Logger) -> Response {
+        switch error {
+        case let error as ServiceError:
+            logger.info("request refused", metadata: ["status": "\(error.status.code)", "text": "\(error.text)"])
+            return OpenAIError.response(for: error)
+        case let error as HTTPParserError:
+            logger.info("upload abandoned by the client", metadata: ["error": "\(error)"])
+            return OpenAIError.response(
+                for: .badRequest("the request body ended before its end: \(error)", variables: "file"))
+        default:
+            logger.error("request failed", metadata: ["error": "\(error)"])
+            return OpenAIError.response(
+                for: ServiceError(
+                    status: .internalServerError, kind: .serviceException, messageID: "SVC0003",
+                    text: "the recognizer failed: \(error)"))
+        }
     }
 
     func models(_ request: Request) async -> Response {
@@ -99,7 +106,13 @@ struct TranscriptionRoute: Sendable {
         }
         let settled = Settled<TranscriptionOptions>()
         let lent = Settled<String>()
-        let limits = configuration.audioLimits
+        // A file comes whole, at the network's pace: no endpointer waits at its end for a decode begun
+        // early to use, and the file's last word is decoded with all the audio after it.
+        let limits = {
+            var limits = configuration.audioLimits
+            limits.beginFinalDecodeOnPause = false
+            return limits
+        }()
         let (modelIDs, languages, pools) = (acceptedModelIDs, self.pools.languages, self.pools)
         let resolve: @Sendable (String) -> String? = { pools.entry(named: $0)?.model.id }
         let outcome = try await upload.stream(

@@ -1,3 +1,4 @@
+import EarshotRecognizer
 import Prometheus
 
 /// The service's Prometheus metrics, in its own registry (no process-wide metrics system, so several
@@ -12,6 +13,7 @@ import Prometheus
 /// | `earshot_audio_recognized_seconds_total` | counter | seconds of audio recognized |
 /// | `earshot_recognizers_in_use` | gauge | recognizers lent to requests when scraped |
 /// | `earshot_recognizers` | gauge | the pool's size (`--recognizers`) |
+/// | `earshot_early_decodes_total{outcome}` | counter | final decodes begun at the speaker's pause: `used` as the answer, `dropped` when speech came back |
 public final class ServiceMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let unavailable: Counter
@@ -49,6 +51,17 @@ public final class ServiceMetrics: Sendable {
         ).record(duration)
         // /health's own 503 says the instance is draining; it refuses no client.
         if status == 503 && route != "/health" { unavailable.increment() }
+    }
+
+    /// Counts a request's final decodes begun at pauses: those that became its answer, and the others.
+    func earlyDecodes(_ tally: EarlyDecodeTally) {
+        for (outcome, count) in [("used", tally.used), ("dropped", tally.begun - tally.used)] where count > 0 {
+            registry.makeCounter(
+                descriptor: Self.name(
+                    "early_decodes", unit: "total", help: "Final decodes begun at the speaker's pause, by outcome"),
+                labels: [("outcome", outcome)]
+            ).increment(by: Int64(count))
+        }
     }
 
     /// Counts audio a request had recognized.

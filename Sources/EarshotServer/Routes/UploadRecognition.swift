@@ -120,6 +120,12 @@ struct UploadRecognition: Sendable {
                     throw busy
                 }
                 activity.leased()
+                // Read while the recognizer is this request's, before it goes back to the pool.
+                let earlyBefore = lease.recognizer.earlyDecodes
+                func giveBack() {
+                    metrics.earlyDecodes(lease.recognizer.earlyDecodes - earlyBefore)
+                    pool.checkIn(lease)
+                }
                 var audio: (any RequestAudio)?
                 do {
                     let recognizing = try makeAudio(lease.recognizer)
@@ -162,14 +168,14 @@ struct UploadRecognition: Sendable {
                     try Task.checkCancellation()
                     let bodyEnded = ContinuousClock.now
                     let result = try meter.measure { try recognizing.finish() }
-                    pool.checkIn(lease)
+                    giveBack()
                     metrics.recognized(audioSeconds: recognizing.audioTime)
                     return .recognized(
                         result, audioTime: recognizing.audioTime, audioBytes: recognizing.audioBytes,
                         finishing: .now - bodyEnded)
                 } catch {
                     audio?.abandon()
-                    pool.checkIn(lease)
+                    giveBack()
                     // No speech in time is an answer (the seed's "No Speech"), not a failure.
                     if case RecognitionSessionFailure.noSpeech(let limit) = error {
                         return .noSpeech(

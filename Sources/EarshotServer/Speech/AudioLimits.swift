@@ -11,6 +11,9 @@ public struct AudioLimits: Sendable {
     /// The detector that looks for that speech, and the models it needs.
     public var detector: DetectorKind
     public var detectorModels: DetectorModels
+    /// Whether the detector watches for the speaker's pauses, so Whisper begins its final decode while
+    /// the client's endpointer waits (``InitialSilenceLimit``). On by default.
+    public var beginFinalDecodeOnPause = true
 
     public init(
         maxAudioDuration: Double, maxInitialSilence: Double, detector: DetectorKind = .spectral,

@@ -3,40 +3,87 @@ import EarshotVAD
 
 /// Passes audio through unchanged while a voice activity detector looks for the first speech; if
 /// none is found in the first `limit` seconds, the request ends (``RecognitionSessionFailure/noSpeech(limit:)``).
-/// Once speech is found, the detector is dropped: it costs nothing for the rest of the request.
+///
+/// With `watchPauses`, the detector stays on after the first speech and the stage notes each pause of
+/// at least ``pauseAfterSpeech`` and each return of speech (``pauseChange``), so a recognizer that
+/// decodes whole utterances can begin its final decode while the client's endpointer waits out its
+/// ending silence (``EarshotRecognizer/Recognizer/speechPaused()``). Without it, once speech is found the
+/// detector is dropped: it costs nothing for the rest of the request.
 ///
 /// This bounds what a body of silence costs, whatever it costs to send: an AMR stream of NO_DATA
 /// frames is a byte per 20 ms, but every second of it is a second of audio for the recognizer.
 struct InitialSilenceLimit: AudioStage {
     let limit: Double
+    let watchPauses: Bool
     private var detector: SpeechDetectorStage?
     private var decisions = StageOutput<VADDecision>()
+    private var heard = false
+    /// Where the last speech the smoother decided ended, and whether the speaker is in a pause.
+    private var lastSpeechEnd: MediaTime?
+    private var paused = false
 
-    /// A limit of `.infinity` makes a pass-through stage that runs no detector.
-    init(limit: Double, detector kind: DetectorKind, models: DetectorModels, sampleRate: Int) throws {
+    /// Silence after speech, on the smoother's decisions, that counts as a pause: short, since an early
+    /// decode dropped when speech resumes costs only CPU, and one begun late may not finish within the
+    /// client's ending silence (0.85 s by default). The smoother itself holds a decision back by its
+    /// minimum silence and hang-over (about 0.15 s).
+    static let pauseAfterSpeech = 0.15
+
+    /// What the last ``process(_:into:)`` saw change: nil, or whether the speaker paused (true) or
+    /// resumed (false).
+    private(set) var pauseChange: Bool?
+
+    /// A limit of `.infinity` without `watchPauses` makes a pass-through stage that runs no detector.
+    init(
+        limit: Double, detector kind: DetectorKind, models: DetectorModels, sampleRate: Int, watchPauses: Bool = false
+    ) throws {
         self.limit = limit
-        if limit.isFinite {
+        self.watchPauses = watchPauses
+        if limit.isFinite || watchPauses {
             detector = try SpeechDetectorStage(
                 detector: kind, models: models, smoothing: try SmoothingConfiguration(), sampleRate: sampleRate)
+        } else {
+            heard = true
         }
     }
 
-    /// Whether speech has been found (always true when the limit is off).
-    var heardSpeech: Bool { detector == nil }
+    /// Whether speech has been found (always true when the limit is off and pauses are not watched).
+    var heardSpeech: Bool { heard }
 
     mutating func process(_ input: AudioBuffer, into output: inout StageOutput<AudioBuffer>) throws {
+        pauseChange = nil
         if detector != nil {
             decisions.removeAll()
             try detector!.process(input, into: &decisions)
-            if decisions.items.contains(where: \.isSpeech) {
-                detector = nil
-            } else if let decided = decisions.items.last, decided.end.seconds >= limit {
-                // Judged on what the smoother has decided, not on what it has been fed: speech starting
-                // just before the limit, still in its look-ahead, is not cut off.
-                throw RecognitionSessionFailure.noSpeech(limit: limit)
+            if !heard {
+                if decisions.items.contains(where: \.isSpeech) {
+                    heard = true
+                    if !watchPauses { detector = nil }
+                } else if limit.isFinite, let decided = decisions.items.last, decided.end.seconds >= limit {
+                    // Judged on what the smoother has decided, not on what it has been fed: speech starting
+                    // just before the limit, still in its look-ahead, is not cut off.
+                    throw RecognitionSessionFailure.noSpeech(limit: limit)
+                }
             }
+            if watchPauses { notePauses() }
         }
         output.emit(input)
+    }
+
+    private mutating func notePauses() {
+        for decision in decisions.items {
+            if decision.isSpeech {
+                lastSpeechEnd = decision.end
+                if paused {
+                    paused = false
+                    pauseChange = false
+                }
+            } else if !paused, let lastSpeechEnd,
+                decision.decidedAt.seconds - lastSpeechEnd.seconds >= Self.pauseAfterSpeech
+            {
+                paused = true
+                pauseChange = true
+            }
+        }
     }
 
     mutating func finish(into output: inout StageOutput<AudioBuffer>) throws {}

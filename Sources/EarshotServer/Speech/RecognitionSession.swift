@@ -75,9 +75,14 @@ final class RecognitionSession<R: Recognizer> {
         spoolLimit =
             contentType.container == nil
             ? nil : Int(min(maxAudioDuration * Double(Self.containerMaxBytesPerSecond), Double(Int32.max))) + (1 << 20)
+        // A recognizer that decodes when the utterance ends begins that decode at the speaker's pause,
+        // so the words are ready when the client's endpointer ends the upload. Not for a container,
+        // decoded only once its body has ended: nothing is left to wait for then.
         let silence = try InitialSilenceLimit(
             limit: limits.maxInitialSilence, detector: limits.detector, models: limits.detectorModels,
-            sampleRate: recognizer.format.sampleRate)
+            sampleRate: recognizer.format.sampleRate,
+            watchPauses: limits.beginFinalDecodeOnPause && recognizer.beginsFinalDecodeOnPause
+                && contentType.container == nil)
         chain = decoding.then(DurationLimit(limit: maxAudioDuration)).then(
             DeferredResampler(configuration: .init(sampleRate: recognizer.format.sampleRate)).then(
                 silence.then(recognition)))
@@ -96,6 +101,11 @@ final class RecognitionSession<R: Recognizer> {
         }
         results.removeAll()
         try chain.process(bytes, into: &results)
+        switch chain.second.second.first.pauseChange {
+        case true?: recognizer.speechPaused()
+        case false?: recognizer.speechResumed()
+        case nil: break
+        }
     }
 
     /// The best hypothesis so far, or nil.

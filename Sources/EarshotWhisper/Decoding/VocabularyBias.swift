@@ -16,9 +16,12 @@ import Foundation
 ///   gains: the bias chooses between words, not whether to go on speaking. Without it, every step
 ///   favoured saying one more vocabulary word over stopping, and Whisper added words after the
 ///   speech.
-/// - A word's first token gains nothing once the window has begun `maxRepeats` words with it: the
-///   bias helps a word be heard, not said again. Without the cap, noisy audio that Whisper already
-///   tends to loop on ("queen, queen, queen") looped to the end of the window, sampled fallbacks too.
+/// - A word gains nothing once the window has said it (in any of its forms): the bias helps a word be
+///   heard, not said again — Whisper's own context already favours a word it has written. Without
+///   this, noisy audio that Whisper tends to loop on looped to the end of the window ("queen, queen,
+///   queen"), and a clean one was repeated after the speech ("Play the Winawer variation. The Winawer
+///   variation.", the repeat's words of zero length; issue 51). A repeated word's continuing tokens
+///   gain nothing either, and abandoning it gives nothing back.
 ///
 /// The bonus is added to the scores the search ranks by only; the log-probabilities it reports
 /// (confidences, the fallback's average) stay the model's own.
@@ -34,20 +37,27 @@ struct VocabularyBias {
     private let depth: Int
     /// Tokens at or above this (end of text, the special tokens, timestamps) end any word.
     private let firstSpecial: Int
-    /// How many words one first token may begin in a window and still gain the bonus.
-    static let maxRepeats = 3
+    /// For each token that begins a word, the first tokens of every form of the words it begins: a
+    /// word said as "Knight" is said, for the bias, as "knight" too.
+    private let family: [Int: Set<Int>]
 
     /// Nil when there is nothing to bias toward (no words, or no bonus).
     init?(words given: [String], bonus: Double, tokenizer: WhisperTokenizer) {
         guard bonus > 0 else { return nil }
         var spellings: Set<[Int]> = []
+        var family: [Int: Set<Int>] = [:]
         for word in given {
             let trimmed = word.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else { continue }
+            var firsts: Set<Int> = []
             for form in [trimmed, trimmed.lowercased(), trimmed.prefix(1).uppercased() + trimmed.dropFirst()] {
                 let tokens = tokenizer.encode(" " + form)
-                if !tokens.isEmpty { spellings.insert(tokens) }
+                if !tokens.isEmpty {
+                    spellings.insert(tokens)
+                    firsts.insert(tokens[0])
+                }
             }
+            for first in firsts { family[first, default: []].formUnion(firsts) }
         }
         guard !spellings.isEmpty else { return nil }
         var children: [[Int]: Set<Int>] = [[]: []]
@@ -63,6 +73,7 @@ struct VocabularyBias {
         starts = children[[]]!
         depth = spellings.map(\.count).max()!
         firstSpecial = tokenizer.endOfText
+        self.family = family
     }
 
     /// Adds the bias to `scores` (a row of the vocabulary, log-probabilities of the next token) of a
@@ -82,7 +93,12 @@ struct VocabularyBias {
         // Words the window has begun already, by first token.
         var begun: [Int: Int] = [:]
         for token in generated where starts.contains(token) { begun[token, default: 0] += 1 }
-        func startBonus(_ token: Int) -> Float { begun[token, default: 0] < Self.maxRepeats ? bonus : 0 }
+        func saidBefore(_ token: Int, moreThan count: Int) -> Bool {
+            (family[token] ?? [token]).reduce(0) { $0 + begun[$1, default: 0] } > count
+        }
+        func startBonus(_ token: Int) -> Float { saidBefore(token, moreThan: 0) ? 0 : bonus }
+        // A word being said again gains nothing, its first token having gained nothing either.
+        if let first = prefix.first, saidBefore(first, moreThan: 1) { prefix = [] }
         let continuing = prefix.isEmpty ? [] : children[prefix]!
         let partway = !prefix.isEmpty && !words.contains(prefix)
         if partway {

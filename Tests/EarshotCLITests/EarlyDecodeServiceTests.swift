@@ -1,0 +1,69 @@
+import EarshotTestTraits
+import EarshotTesting
+import Foundation
+import Testing
+
+/// Issue 47, item 1, against a real `earshot serve` (Whisper) on loopback: the service watches each
+/// upload for the speaker's pause and begins the final decode there, while the client's endpointer
+/// waits out its ending silence. When only silence follows, that decode is the answer; when speech
+/// comes back it is dropped and the whole utterance is decoded — nothing lost. The service's metrics
+/// say which happened (`earshot_early_decodes_total{outcome}`). Behaviour and order only, no clocks:
+/// the pauses are in the audio, so the body is sent at once.
+@Suite(.serialized, .waiting) struct EarlyDecodeServiceTests {
+    static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
+
+    /// The clip as L16 (16 kHz 16-bit mono, big-endian as RFC 2586 has it), through sox.
+    static func pcm(_ path: String) throws -> [UInt8] {
+        let converted = try ExternalTool.run(
+            ["sox", path, "-t", "raw", "-r", "16000", "-e", "signed-integer", "-b", "16", "-c", "1", "-B", "-"])
+        try #require(converted.status == 0, "\(converted.standardError)")
+        return [UInt8](converted.standardOutput)
+    }
+
+    static func silence(seconds: Double) -> [UInt8] { [UInt8](repeating: 0, count: Int(seconds * 16_000) * 2) }
+
+    static func recognize(_ server: ServeCommandTests.Server, token: String, audio: [UInt8]) throws -> (Int, String) {
+        let connection = try LoopbackConnection(port: server.port)
+        connection.send(
+            ServeHardeningTests.speechHead(
+                token: token, contentType: "audio/L16;rate=16000", length: audio.count))
+        connection.send(audio)
+        connection.read(for: 60)
+        return (connection.statuses.first ?? 0, connection.text)
+    }
+
+    static func earlyDecodes(_ server: ServeCommandTests.Server, _ outcome: String) throws -> Double {
+        let connection = try LoopbackConnection(port: server.port)
+        connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        connection.read(for: 10)
+        let prefix = "earshot_early_decodes_total{outcome=\"\(outcome)\"} "
+        let line = connection.text.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        return line.flatMap { Double($0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)) } ?? 0
+    }
+
+    @Test func theDecodeBegunAtThePauseIsTheAnswerUnlessSpeechComesBack() throws {
+        let server = try ServeCommandTests.Server(arguments: ["--log-level", "warning"])
+        defer { _ = server.stop() }
+        let token = try ServeHardeningTests.token(server)
+        let speech = try Self.pcm(Self.clip)
+
+        // Speech, then the endpointer's wait: the early decode answers.
+        let (status, text) = try Self.recognize(server, token: token, audio: speech + Self.silence(seconds: 1))
+        #expect(status == 200, "\(text)")
+        #expect(text.contains("Had he married a more amiable woman"), "\(text)")
+        #expect(try Self.earlyDecodes(server, "used") == 1)
+        let droppedBefore = try Self.earlyDecodes(server, "dropped")  // a pause at a comma may begin one
+
+        // A pause mid-sentence, then the rest: the first early decode is dropped, the answer holds both
+        // halves.
+        let half = speech.count / 4 * 2
+        let (again, both) = try Self.recognize(
+            server, token: token,
+            audio: Array(speech[..<half]) + Self.silence(seconds: 0.6) + Array(speech[half...])
+                + Self.silence(seconds: 1))
+        #expect(again == 200, "\(both)")
+        #expect(both.contains("Had he") && both.contains("than he was"), "\(both)")
+        #expect(try Self.earlyDecodes(server, "used") == 2)
+        #expect(try Self.earlyDecodes(server, "dropped") >= droppedBefore + 1)
+    }
+}
