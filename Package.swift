@@ -149,6 +149,8 @@ let package = Package(
             name: "EarshotLoad",
             dependencies: [
                 "EarshotCore", "EarshotIO", "EarshotDSP", "EarshotRecognizer", "EarshotLab", "EarshotClient",
+                // The embedded load test runs the client's own detector and endpointer.
+                "EarshotCapture",
             ],
             swiftSettings: strictSwift6),
         .target(

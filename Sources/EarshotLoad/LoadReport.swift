@@ -1,4 +1,5 @@
 public import Foundation
+public import EarshotLab
 
 /// What a load test measured, per number of concurrent streams.
 public struct LoadReport: Sendable {
@@ -35,6 +36,11 @@ public struct LoadReport: Sendable {
         }
         public var partialLags: [Double] { samples.flatMap(\.partialLags).sorted() }
         public var afterEndpoint: [Double] { samples.compactMap(\.afterEndpoint).sorted() }
+        /// The completed requests' words against their references, summed (nil when no request had both).
+        public var wordErrors: WordErrorRate? {
+            let scored = samples.compactMap(\.wordErrors)
+            return scored.isEmpty ? nil : scored.reduce(.zero, +)
+        }
 
         /// The `p`-quantile of sorted `values` (nearest rank), or nil when empty.
         public static func quantile(_ values: [Double], _ p: Double) -> Double? {
@@ -48,18 +54,19 @@ public struct LoadReport: Sendable {
     public var table: String {
         var lines = [
             "                       end of speech → result          endpoint → result",
-            "streams  done  failed   p50 s   p90 s   p99 s   max s   p50 s   p95 s   partial lag p50 s   server CPU",
+            "streams  done  failed   p50 s   p90 s   p99 s   max s   p50 s   p95 s   partial lag p50 s   server CPU     WER",
         ]
         for level in levels {
             let l = level.latencies
             func cell(_ value: Double?) -> String { value.map { String(format: "%7.3f", $0) } ?? "      -" }
-            let cpu = level.serverCPU.map { String(format: "%5.2f cores", $0) } ?? "-"
+            let cpu = level.serverCPU.map { String(format: "%5.2f cores", $0) } ?? "          -"
+            let wer = level.wordErrors.map { String(format: "%7.3f", $0.rate) } ?? "      -"
             lines.append(
                 String(format: "%7d  %4d  %6d ", level.streams, level.completed, level.failed)
                     + " \(cell(Level.quantile(l, 0.5))) \(cell(Level.quantile(l, 0.9))) \(cell(Level.quantile(l, 0.99)))"
                     + " \(cell(l.last)) \(cell(Level.quantile(level.afterEndpoint, 0.5)))"
                     + " \(cell(Level.quantile(level.afterEndpoint, 0.95)))   \(cell(Level.quantile(level.partialLags, 0.5)))"
-                    + "             \(cpu)")
+                    + "             \(cpu) \(wer)")
             if !level.failures.isEmpty {
                 lines.append(
                     "         failures: "
@@ -110,6 +117,9 @@ public struct LoadReport: Sendable {
         var endpointP50, endpointP95: Double?
         var partialLagP50, partialLagP90: Double?
         var serverCPUCores: Double?
+        var wer: Double?
+        var wordErrors: WordErrorsDocument?
+        var utterances: [UtteranceDocument]
 
         init(_ level: Level) {
             streams = level.streams
@@ -128,6 +138,10 @@ public struct LoadReport: Sendable {
             partialLagP50 = Level.quantile(level.partialLags, 0.5)
             partialLagP90 = Level.quantile(level.partialLags, 0.9)
             serverCPUCores = level.serverCPU
+            let errors = level.wordErrors
+            wer = errors.map(\.rate)
+            wordErrors = errors.map(WordErrorsDocument.init)
+            utterances = level.samples.map(UtteranceDocument.init)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -136,6 +150,7 @@ public struct LoadReport: Sendable {
             case endpointToResult = "endpoint_to_result_s", endpointP50 = "endpoint_p50_s"
             case endpointP95 = "endpoint_p95_s", partialLagP50 = "partial_lag_p50_s"
             case partialLagP90 = "partial_lag_p90_s", serverCPUCores = "server_cpu_cores"
+            case wer, wordErrors = "word_errors", utterances
         }
 
         /// Every field is written, absent values as null, so readers see one layout.
@@ -147,6 +162,9 @@ public struct LoadReport: Sendable {
             try container.encode(failures, forKey: .failures)
             try container.encode(latencies, forKey: .latencies)
             try container.encode(endpointToResult, forKey: .endpointToResult)
+            try container.encode(utterances, forKey: .utterances)
+            try container.encode(wordErrors, forKey: .wordErrors)
+            try container.encode(wer, forKey: .wer)
             for (value, key) in [
                 (p50, CodingKeys.p50), (p90, .p90), (p95, .p95), (p99, .p99), (max, .max),
                 (endpointP50, .endpointP50), (endpointP95, .endpointP95), (partialLagP50, .partialLagP50),
@@ -154,6 +172,59 @@ public struct LoadReport: Sendable {
             ] {
                 try container.encode(value, forKey: key)
             }
+        }
+    }
+
+    /// A level's word errors summed over its utterances.
+    struct WordErrorsDocument: Encodable {
+        var substitutions, deletions, insertions, referenceWords: Int
+
+        init(_ errors: WordErrorRate) {
+            (substitutions, deletions, insertions, referenceWords) = (
+                errors.substitutions, errors.deletions, errors.insertions, errors.referenceWordCount
+            )
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case substitutions, deletions, insertions, referenceWords = "reference_words"
+        }
+    }
+
+    /// One request of a level: the recording, what was said and what came back.
+    struct UtteranceDocument: Encodable {
+        var path: String
+        var reference: String?
+        var transcript: String?
+        var latency: Double?
+        var afterEndpoint: Double?
+        var failure: String?
+        var wer: Double?
+
+        init(_ sample: LoadTest.Sample) {
+            path = sample.path
+            reference = sample.reference
+            transcript = sample.transcript
+            latency = sample.latency
+            afterEndpoint = sample.afterEndpoint
+            failure = sample.failure
+            wer = sample.wordErrors.map(\.rate)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case path, reference, transcript, failure, wer
+            case latency = "latency_s", afterEndpoint = "endpoint_to_result_s"
+        }
+
+        /// Every field is written, absent values as null.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(path, forKey: .path)
+            try container.encode(reference, forKey: .reference)
+            try container.encode(transcript, forKey: .transcript)
+            try container.encode(latency, forKey: .latency)
+            try container.encode(afterEndpoint, forKey: .afterEndpoint)
+            try container.encode(failure, forKey: .failure)
+            try container.encode(wer, forKey: .wer)
         }
     }
 }

@@ -18,14 +18,16 @@ public struct LoadTest: Sendable {
     /// Media seconds per second; 1 is real time.
     public var speed: Double
 
-    /// One recording and where its speech ends.
+    /// One recording, where its speech ends, and what is said in it (when the corpus knows).
     public struct Utterance: Sendable {
         public var path: String
         public var speechEnd: Double
+        public var reference: String?
 
-        public init(path: String, speechEnd: Double) {
+        public init(path: String, speechEnd: Double, reference: String? = nil) {
             self.path = path
             self.speechEnd = speechEnd
+            self.reference = reference
         }
     }
 
@@ -38,7 +40,9 @@ public struct LoadTest: Sendable {
     /// The utterances of a labelled corpus (those with speech).
     public static func utterances(of corpus: Corpus) -> [Utterance] {
         corpus.entries.compactMap { entry in
-            entry.speechEnd.map { Utterance(path: corpus.audioPath(of: entry), speechEnd: $0) }
+            entry.speechEnd.map {
+                Utterance(path: corpus.audioPath(of: entry), speechEnd: $0, reference: entry.transcript)
+            }
         }
     }
 
@@ -52,6 +56,24 @@ public struct LoadTest: Sendable {
         public var failure: String?
         /// For each partial result, seconds between the moment its audio was captured and its arrival.
         public var partialLags: [Double]
+        /// The recording, its reference transcript, and the final transcript (nil when the request failed).
+        public var path: String = ""
+        public var reference: String? = nil
+        public var transcript: String? = nil
+
+        /// The sample's words scored against the reference; nil without a reference or a transcript.
+        public var wordErrors: WordErrorRate? {
+            guard let reference, let transcript else { return nil }
+            return WordErrorRate(reference: reference, hypothesis: transcript)
+        }
+
+        /// The same sample, labelled with the utterance it was for.
+        func labelled(_ utterance: Utterance) -> Sample {
+            var sample = self
+            sample.path = utterance.path
+            sample.reference = utterance.reference
+            return sample
+        }
     }
 
     /// Runs `streams` concurrent streams for `duration` seconds of wall-clock time (each stream
@@ -68,7 +90,8 @@ public struct LoadTest: Sendable {
                         for: .seconds((utterances.first?.speechEnd ?? 1) * Double(stream) / Double(streams) / speed))
                     var index = stream
                     while ContinuousClock.now < deadline {
-                        let sample = await request(client: client, utterance: utterances[index % utterances.count])
+                        let utterance = utterances[index % utterances.count]
+                        let sample = await request(client: client, utterance: utterance).labelled(utterance)
                         samples.withLock { $0.append(sample) }
                         index += 1
                         // A refused request is retried after a pause, as a client honouring Retry-After would.
@@ -114,7 +137,7 @@ public struct LoadTest: Sendable {
                 let now = ContinuousClock.now
                 return Sample(
                     latency: Self.seconds(now - speechEnd), afterEndpoint: endpoint.map { Self.seconds(now - $0) },
-                    failure: nil, partialLags: partialLags)
+                    failure: nil, partialLags: partialLags, transcript: event.finalText)
             case .failed(let error):
                 return Sample(latency: nil, failure: error.label, partialLags: partialLags)
             default:

@@ -112,6 +112,18 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
             let p50 = try #require(level["p50_s"] as? Double)
             let endpoint = try #require(level["endpoint_p50_s"] as? Double)
             #expect(endpoint > 0 && endpoint < p50)
+            // Accuracy beside the latency (issue 47, item 6): each utterance's transcript with the
+            // corpus's reference, and the level's WER over them.
+            let utterances = try #require(level["utterances"] as? [[String: Any]])
+            #expect(utterances.count == (level["completed"] as? Int ?? 0) + (level["failed"] as? Int ?? 0))
+            for utterance in utterances {
+                #expect((utterance["path"] as? String)?.hasSuffix(".wav") == true, "\(utterance)")
+                #expect(utterance["reference"] is String && utterance["transcript"] is String, "\(utterance)")
+            }
+            let wer = try #require(level["wer"] as? Double)
+            #expect(wer >= 0 && wer < 0.5, "\(utterances)")
+            let errors = try #require(level["word_errors"] as? [String: Int])
+            #expect((errors["reference_words"] ?? 0) > 0)
         }
     }
 

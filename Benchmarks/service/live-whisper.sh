@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The README's load test of the live path, with and without the final decode begun at the speaker's
+# pause (issue 47), side by side in one run: `earshot serve` with its defaults (Whisper tiny.en), then
+# the same with --no-early-decode, each loaded by `earshot bench --partial-results --json` at the given
+# stream counts on the `real` corpus. Prints one line per server and level: completed, failed,
+# end of speech → result p50, endpoint → result p50/p95, partial lag p50, WER, server CPU; and writes
+# the JSON reports to Benchmarks/service/results/.
+# Usage: live-whisper.sh [EARSHOT_BINARY] [STREAMS] [DURATION_S] [CORPUS]
+set -euo pipefail
+earshot=${1:-.build/release/earshot}
+streams=${2:-1,8}
+duration=${3:-30}
+corpus=${4:-corpora/build/real}
+[ -f "$corpus/manifest.jsonl" ] || "$earshot" corpus build real --out "$corpus" --seed 1 >/dev/null
+work=$(mktemp -d)
+trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
+secret=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+echo "bench-app:$secret" > "$work/apps.txt"
+chmod 600 "$work/apps.txt"
+mkdir -p Benchmarks/service/results
+stamp=$(date +%Y%m%d-%H%M)
+for mode in early-decode no-early-decode; do
+    "$earshot" serve --port 0 --credentials "$work/apps.txt" --log-level warning "--$mode" 2> "$work/serve.log" &
+    server=$!
+    port=
+    for _ in $(seq 300); do
+        port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work/serve.log")
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || { cat "$work/serve.log" >&2; exit 1; }
+    report="Benchmarks/service/results/live-whisper-$mode-$stamp.json"
+    "$earshot" bench --service "http://127.0.0.1:$port/speech/v3/speechToText" --app-key bench-app \
+        --secret "$secret" --corpus "$corpus" --streams "$streams" --duration "$duration" --partial-results \
+        --json --server-pid "$server" > "$report"
+    kill -INT "$server"; wait "$server" || true
+    python3 - "$mode" "$report" <<'PY'
+import json, sys
+mode, path = sys.argv[1], sys.argv[2]
+for level in json.load(open(path))["levels"]:
+    f = lambda v: "-" if v is None else f"{v:.3f}"
+    print(f"{mode:16} streams {level['streams']:2}  done {level['completed']:3}  failed {level['failed']:2}  "
+          f"speech end→result p50 {f(level['p50_s'])}  endpoint→result p50 {f(level['endpoint_p50_s'])} "
+          f"p95 {f(level['endpoint_p95_s'])}  partial lag p50 {f(level['partial_lag_p50_s'])}  "
+          f"WER {f(level['wer'])}  server CPU {f(level['server_cpu_cores'])} cores")
+PY
+done
