@@ -28,14 +28,16 @@ import Testing
             ServeHardeningTests.speechHead(
                 token: token, contentType: "audio/L16;rate=16000", length: audio.count))
         connection.send(audio)
-        connection.read(for: 60)
+        // The answer closes the connection (Connection: close), which ends the read; the bound only
+        // keeps a broken service from holding the suite, loaded as a whole suite's run loads it.
+        connection.read(for: 600)
         return (connection.statuses.first ?? 0, connection.text)
     }
 
     static func earlyDecodes(_ server: ServeCommandTests.Server, _ outcome: String) throws -> Double {
         let connection = try LoopbackConnection(port: server.port)
         connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        connection.read(for: 10)
+        connection.read(for: 120)
         let prefix = "earshot_early_decodes_total{outcome=\"\(outcome)\"} "
         let line = connection.text.split(separator: "\n").first { $0.hasPrefix(prefix) }
         return line.flatMap { Double($0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)) } ?? 0
