@@ -1,12 +1,13 @@
 import EarshotCore
 import Foundation
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotRecognizer
 
 /// The ARPA reader that stands between a model folder and sphinxbase: what KneserNeyModel writes is
 /// read back, and each kind of damage that crashed or hung sphinxbase is refused naming the line.
-struct ARPAFileTests {
+@Suite(.computing) struct ARPAFileTests {
     static let path = "/models/chess/language-model.arpa"
     static let model = KneserNeyModel(sentences: [
         (words: ["pawn", "to", "king", "four"], count: 3), (words: ["knight", "to", "king", "three"], count: 2),

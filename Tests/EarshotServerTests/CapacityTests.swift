@@ -1,10 +1,11 @@
 import Foundation
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotServer
 
 /// How many recognitions the service runs at once, and how many one app may hold (issue 47, item 5).
-@Suite struct CapacityTests {
+@Suite(.computing) struct CapacityTests {
     @Test func recognizersFollowTheCores() {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(ServiceConfiguration.Defaults.recognizerCount == min(32, max(4, 4 * cores)))

@@ -1,10 +1,11 @@
+import EarshotTestTraits
 import Testing
 
 @testable import EarshotSynthesis
 
 /// Where ``TextChunker`` cuts: after a sentence, else after a word, else between characters; never
 /// more than the bound, and nothing lost.
-@Suite struct TextChunkerTests {
+@Suite(.computing) struct TextChunkerTests {
     @Test func sentencesAreCutAfterTheirPunctuationAndTheWhitespaceAfterIt() {
         let text = "Hello there. How are you?  Fine; thanks!\nBye"
         let pieces = TextChunker().sentences(text)
