@@ -88,14 +88,6 @@ struct VAD: ParsableCommand {
 
     func validate() throws {
         try Format.check(formatOption, output: output)
-        let suffix = (output as NSString).pathExtension.lowercased()
-        if formatOption == nil, output != "-", !suffix.isEmpty, Format.named(by: output) == nil {
-            // Writing CSV into speech.srt would hand a subtitle editor a file it cannot open.
-            let named = Format.allCases.flatMap { format in format.extensions.map { ".\($0)" } }
-            throw ValidationError(
-                "-o \(output): .\(suffix) names no format vad writes (\(named.joined(separator: " "))); "
-                    + "rename the output or give --format")
-        }
         if shardOptions.text != nil, out == nil {
             throw ValidationError(
                 "--shard needs --out DIR: each shard writes its own files' NAME.csv and NAME.prob there")
@@ -126,6 +118,15 @@ struct VAD: ParsableCommand {
     func run() throws {
         try CommandOutput.check(output)
         try OutputFile.refuseReplacing(inputs: files, outputs: outputPaths, option: outputOption)
+        let suffix = (output as NSString).pathExtension.lowercased()
+        if formatOption == nil, output != "-", !suffix.isEmpty, Format.named(by: output) == nil {
+            // Writing CSV into speech.srt would hand a subtitle editor a file it cannot open. (After the
+            // checks that name a worse mistake: an output that is a directory, or one of the inputs.)
+            let named = Format.allCases.flatMap { format in format.extensions.map { ".\($0)" } }
+            throw ValidationError(
+                "-o \(output): .\(suffix) names no format vad writes (\(named.joined(separator: " "))); "
+                    + "rename the output or give --format")
+        }
         if let out { try CommandOutput.makeDirectory(out, option: "--out") }
         if let kaldiDirectory { try CommandOutput.makeDirectory(kaldiDirectory, option: "--kaldi-dir") }
         if kaldiDirectory != nil || format == .nemo {
