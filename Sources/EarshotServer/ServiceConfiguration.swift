@@ -121,6 +121,9 @@ public struct ServiceConfiguration: Sendable {
     public var maxConnections: Int = ServiceConfiguration.defaultMaxConnections
     /// The default ``maxConnections``, from this process's `RLIMIT_NOFILE`.
     public static var defaultMaxConnections: Int { ConnectionBudget.defaultLimit }
+    /// What Realtime transcription sessions (`/v1/realtime`) may take: sessions at once, their length,
+    /// idle time, message size, audio ahead of real time and unread events.
+    public var realtime = RealtimeLimits()
     /// The seconds `Retry-After` suggests when every recognizer is busy.
     public var retryAfterSeconds: Int
     /// The realm of the `WWW-Authenticate` challenge.

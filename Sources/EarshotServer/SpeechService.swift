@@ -2,6 +2,8 @@ import EarshotCore
 import EarshotRecognizer
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
 public import Logging
 import NIOCore
 public import ServiceLifecycle
@@ -110,17 +112,21 @@ public struct SpeechService: Sendable {
         router.post("/speech/v3/speechToTextCustom") { request, context in
             await custom.respond(request, context: context)
         }
+        let webSocketRouter = Router(context: RealtimeRequestContext.self)
+        addRealtimeRoutes(to: router, webSocketRouter: webSocketRouter, upload: upload)
         return Application(
             router: router,
-            server: .http1(
-                configuration: .init(
+            server: .realtimeUpgradable(
+                webSocketRouter: webSocketRouter, maxFrameBytes: configuration.realtime.maxMessageBytes,
+                http1: .init(
                     additionalChannelHandlers: [
                         ConnectionGuard(
                             idleTimeout: TimeAmount(configuration.idleTimeout),
                             // Upload routes answer a stalled body at readTimeout themselves, with
                             // their own message; this backstop, for every route, follows it.
-                            bodyTimeout: TimeAmount(configuration.readTimeout) + .seconds(2), budget: budget)
-                    ])),
+                            bodyTimeout: TimeAmount(configuration.readTimeout) + .seconds(2))
+                    ]),
+                firstRequest: { FirstRequestGuard(idleTimeout: TimeAmount(configuration.idleTimeout), budget: budget) }),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "earshot"),
             onServerRunning: { [listener] channel in

@@ -87,6 +87,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup(title: "Voice activity detection") var vadModel: VADModelOptions
 
+    @OptionGroup(title: "Realtime sessions (/v1/realtime)") var realtimeOptions: RealtimeOptions
+
     @Option(
         name: .customLong("max-cpu-per-audio-second"), parsing: .unconditional,
         help: ArgumentHelp(
@@ -335,6 +337,7 @@ extension Serve {
             perAudioSecond: maxCPUPerAudioSecond, grace: Self.duration(cpuGrace))
         configuration.uploadGrace = Self.duration(uploadGrace)
         configuration.minimumAudioRate = minimumAudioRate
+        configuration.realtime = realtimeOptions.limits
     }
 
     /// What SIGHUP reloads: the command line parsed again with the config file and environment as they

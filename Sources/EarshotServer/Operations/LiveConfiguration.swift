@@ -30,7 +30,9 @@ extension ServiceConfiguration {
         "max-audio-duration", "max-initial-silence", "max-grammar-bytes", "max-grammar-depth", "max-grammar-rules",
         "max-grammar-repeat", "max-grammar-reference-depth", "max-grammar-arcs", "max-lexemes",
         "max-speech-characters", "max-ssml-bytes", "max-speech-duration", "write-timeout", "max-cpu-per-audio-second",
-        "cpu-grace", "upload-grace", "minimum-audio-rate", "api-keys",
+        "cpu-grace", "upload-grace", "minimum-audio-rate", "api-keys", "realtime-max-sessions",
+        "realtime-max-session-duration", "realtime-idle-timeout", "realtime-max-audio-ahead",
+        "realtime-max-queued-events",
     ]
 
     mutating func takeReloadableSettings(from new: ServiceConfiguration) {
@@ -45,6 +47,8 @@ extension ServiceConfiguration {
         uploadGrace = new.uploadGrace
         minimumAudioRate = new.minimumAudioRate
         apiKeys = new.apiKeys
+        // The message bound stays: the frame decoder of every connection was built with it.
+        realtime = RealtimeLimits(new.realtime, maxMessageBytes: realtime.maxMessageBytes)
     }
 
     func changedReloadableSettings(comparedWith new: ServiceConfiguration) -> [String] {
@@ -60,6 +64,9 @@ extension ServiceConfiguration {
         if uploadGrace != new.uploadGrace { changed.append("upload-grace") }
         if minimumAudioRate != new.minimumAudioRate { changed.append("minimum-audio-rate") }
         if apiKeys != new.apiKeys { changed.append("api-keys") }
+        if realtime != RealtimeLimits(new.realtime, maxMessageBytes: realtime.maxMessageBytes) {
+            changed.append("realtime limits")
+        }
         return changed
     }
 }

@@ -1,0 +1,246 @@
+import EarshotCore
+import EarshotModels
+import EarshotRecognizer
+import Foundation
+import HummingbirdWebSocket
+import Logging
+import NIOWebSocket
+import Synchronization
+
+/// One Realtime transcription session, from `session.created` to its end, as three tasks:
+///
+/// - the **reader**, on the executor for blocking work: reads each client event, checks it, and runs
+///   the audio through the session's ``RealtimeTranscriber`` (decoding is CPU-bound; awaiting the next
+///   message frees the thread). A client sending audio faster than real time by more than
+///   ``RealtimeLimits/maxAudioAhead`` is not read until the clock catches up, so TCP back-pressure
+///   reaches it. When the client goes, the reader ends and the recognizer goes back to its pool at
+///   once, its open utterance abandoned;
+/// - the **writer**: sends the server events queued for it, at the client's pace. The queue holds at
+///   most ``RealtimeLimits/maxQueuedEvents``; a client that reads none of them is disconnected when it
+///   overflows, so nothing waits on it forever;
+/// - the **watchdog**: ends a session idle for ``RealtimeLimits/idleTimeout`` or older than
+///   ``RealtimeLimits/maxSessionDuration``, with an `error` event naming the limit.
+///
+/// Every refusal of a client event is an `error` event that names the field and the offending event's
+/// `event_id`; the session goes on.
+struct RealtimeSession: Sendable {
+    let id: String
+    let route: RealtimeRoute
+    /// Read when the session opened: a reload applies to sessions opened after it.
+    let limits: RealtimeLimits
+    let audioLimits: AudioLimits
+    let logger: Logger
+
+    /// Why a session ended, and the close code to send (nil when the client closed it).
+    struct End: Sendable {
+        var reason: String
+        var close: WebSocketErrorCode?
+        var audioSeconds = 0.0
+    }
+
+    func run(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, lease: RealtimeRoute.Lease,
+        settings: RealtimeSessionSettings, closeConnection: @escaping @Sendable () -> Void
+    ) async -> End {
+        let (events, queue) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingOldest(limits.maxQueuedEvents))
+        let overflowed = Mutex(false)
+        let send: @Sendable (String) -> Void = { text in
+            if case .dropped = queue.yield(text) {
+                overflowed.withLock { $0 = true }
+                closeConnection()
+            }
+        }
+        let lastActivity = LastActivity()
+        return await withTaskGroup(of: End?.self) { outer in
+            outer.addTask {
+                for await text in events {
+                    do { try await outbound.write(.text(text)) } catch { break }
+                }
+                return nil
+            }
+            var end = await withTaskGroup(of: End.self) { inner in
+                inner.addTask(executorPreference: route.executor) {
+                    await read(inbound, lease: lease, settings: settings, send: send, activity: lastActivity)
+                }
+                inner.addTask { await watch(send: send, activity: lastActivity) }
+                let first = await inner.next()!
+                inner.cancelAll()
+                return first
+            }
+            queue.finish()
+            // The last events (a closing error among them) go out before the close, unless the client
+            // does not read them.
+            outer.addTask {
+                try? await Task.sleep(for: .seconds(2))
+                return nil
+            }
+            _ = await outer.next()
+            outer.cancelAll()
+            if overflowed.withLock({ $0 }) {
+                end = End(
+                    reason: "the client read none of the last \(limits.maxQueuedEvents) events "
+                        + "(--realtime-max-queued-events)", close: nil, audioSeconds: end.audioSeconds)
+            }
+            return end
+        }
+    }
+
+    /// The reader: owns the transcriber and the lease for the session's life.
+    private func read(
+        _ inbound: WebSocketInboundStream, lease: RealtimeRoute.Lease, settings: RealtimeSessionSettings,
+        send: @escaping @Sendable (String) -> Void, activity: LastActivity
+    ) async -> End {
+        var lease = lease
+        let transcriber: RealtimeTranscriber
+        do {
+            transcriber = try RealtimeTranscriber(
+                recognizer: lease.lease.recognizer, settings: settings, detector: audioLimits.detector,
+                models: audioLimits.detectorModels, maxTurn: audioLimits.maxAudioDuration,
+                itemPrefix: String(id.dropFirst("sess_".count).prefix(8)))
+        } catch {
+            lease.entry.pool.checkIn(lease.lease)
+            send(RealtimeServerEvent.error(Self.serverError("the session could not start: \(error)")))
+            return End(reason: "the session could not start: \(error)", close: .unexpectedServerError)
+        }
+        let earlyBefore = lease.lease.recognizer.earlyDecodes
+        var swapped = false
+        defer {
+            transcriber.abandon()
+            if !swapped { route.metrics.earlyDecodes(lease.lease.recognizer.earlyDecodes - earlyBefore) }
+            lease.entry.pool.checkIn(lease.lease)
+        }
+        let started = ContinuousClock.now
+        let expiresAt = Int(Date().timeIntervalSince1970 + limits.maxSessionDuration.inSeconds)
+        send(RealtimeServerEvent.session("session.created", settings.sessionObject(id: id, expiresAt: expiresAt)))
+        var messages = inbound.messages(maxSize: limits.maxMessageBytes).makeAsyncIterator()
+        do {
+            var asked = ContinuousClock.now
+            while let message = try await messages.next() {
+                let waited = ContinuousClock.now - asked
+                defer { asked = .now }
+                try Task.checkCancellation()
+                activity.touch()
+                guard case .text(let text) = message else {
+                    send(
+                        RealtimeServerEvent.error(
+                            RealtimeRefusal(
+                                code: "invalid_event",
+                                message: "a binary message is not an event; send each event as JSON text")))
+                    continue
+                }
+                let (eventID, parsed) = RealtimeClientEvent.parse(text)
+                do {
+                    switch try parsed.get() {
+                    case .updateSession(let update, let reply):
+                        let next = try transcriber.settings.applying(
+                            update.fields, models: route.modelNames, languages: route.pools.languages)
+                        if let entry = route.pools.entry(named: next.model), entry.model.id != lease.entry.model.id {
+                            lease = try await swap(lease, to: entry, transcriber: transcriber)
+                            swapped = true
+                        }
+                        try transcriber.update(next)
+                        send(RealtimeServerEvent.session(reply, next.sessionObject(id: id, expiresAt: expiresAt)))
+                    case .append(let bytes):
+                        // A message that was already waiting means this reader is behind its client: the
+                        // partial decode waits, so the turn's end is seen (and its final begun) on time.
+                        for output in try transcriber.append(bytes, partial: waited >= Self.caughtUp) {
+                            send(RealtimeServerEvent.output(output))
+                        }
+                    case .commit:
+                        for output in try transcriber.commit() { send(RealtimeServerEvent.output(output)) }
+                    case .clear:
+                        for output in try transcriber.clear() { send(RealtimeServerEvent.output(output)) }
+                    }
+                } catch var refusal as RealtimeRefusal {
+                    refusal.eventID = refusal.eventID ?? eventID
+                    send(RealtimeServerEvent.error(refusal))
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    // The recognizer or the resampler failed: the turn is dropped, the session goes on.
+                    transcriber.abandon()
+                    var failure = Self.serverError("the audio could not be processed: \(error)")
+                    failure.eventID = eventID
+                    send(RealtimeServerEvent.error(failure))
+                }
+                // Back-pressure: audio ahead of real time by more than the allowance is not read yet.
+                let ahead = transcriber.audioSeconds - (ContinuousClock.now - started).inSeconds
+                if ahead > limits.maxAudioAhead {
+                    try await Task.sleep(for: .seconds(ahead - limits.maxAudioAhead))
+                    activity.touch()
+                }
+            }
+            return End(reason: "the client closed the session", close: nil, audioSeconds: transcriber.audioSeconds)
+        } catch is CancellationError {
+            return End(reason: "ended", close: nil, audioSeconds: transcriber.audioSeconds)
+        } catch {
+            return End(reason: "the connection failed: \(error)", close: nil, audioSeconds: transcriber.audioSeconds)
+        }
+    }
+
+    /// The session's recognizer for another model: the old one goes back first, so a service whose
+    /// recognizers are all lent can still swap; if the new model has none free, the old model's is
+    /// taken again and the update refused.
+    private func swap(
+        _ lease: RealtimeRoute.Lease, to entry: RecognizerPools.Entry, transcriber: RealtimeTranscriber
+    ) async throws -> RealtimeRoute.Lease {
+        guard !transcriber.isInTurn else {
+            throw RealtimeRefusal.invalidValue(
+                "session.audio.input.transcription.model",
+                "the model cannot change during a turn; commit or clear the input audio buffer first")
+        }
+        lease.entry.pool.checkIn(lease.lease)
+        if let taken = try await entry.pool.checkOut() {
+            try transcriber.replaceRecognizer(taken.recognizer)
+            return RealtimeRoute.Lease(entry: entry, lease: taken)
+        }
+        guard let again = try await lease.entry.pool.checkOut() else { throw CancellationError() }
+        try transcriber.replaceRecognizer(again.recognizer)
+        throw RealtimeRefusal(
+            type: "server_error", code: "overloaded",
+            message: "every recognizer of model \(entry.model.id) is busy; the session keeps \(lease.entry.model.id)",
+            param: "session.audio.input.transcription.model")
+    }
+
+    private func watch(send: @Sendable (String) -> Void, activity: LastActivity) async -> End {
+        let started = ContinuousClock.now
+        while true {
+            do { try await Task.sleep(for: .milliseconds(200)) } catch { return End(reason: "ended", close: nil) }
+            if ContinuousClock.now - activity.instant > limits.idleTimeout {
+                send(
+                    RealtimeServerEvent.error(
+                        RealtimeRefusal(
+                            code: "idle_timeout",
+                            message: "no event arrived for \(Int(limits.idleTimeout.inSeconds)) s "
+                                + "(--realtime-idle-timeout); the session is closed")))
+                return End(reason: "idle", close: .policyViolation)
+            }
+            if ContinuousClock.now - started > limits.maxSessionDuration {
+                send(
+                    RealtimeServerEvent.error(
+                        RealtimeRefusal(
+                            code: "session_expired",
+                            message: "the session reached its maximum of \(Int(limits.maxSessionDuration.inSeconds)) s "
+                                + "(--realtime-max-session-duration); open a new one")))
+                return End(reason: "expired", close: .normalClosure)
+            }
+        }
+    }
+
+    /// How long the reader must have waited for a message to count as caught up with its client.
+    static let caughtUp: Duration = .milliseconds(5)
+
+    private static func serverError(_ message: String) -> RealtimeRefusal {
+        RealtimeRefusal(type: "server_error", code: "server_error", message: message)
+    }
+}
+
+/// When the session last heard from its client.
+final class LastActivity: Sendable {
+    private let stored = Mutex(ContinuousClock.now)
+
+    func touch() { stored.withLock { $0 = .now } }
+
+    var instant: ContinuousClock.Instant { stored.withLock { $0 } }
+}
