@@ -26,7 +26,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocket
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models whisper-model whisper-reference openai-client interchange-readers demo test \
+.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models whisper-model whisper-reference openai-client realtime-clients interchange-readers demo test \
 	bench fuzz format corpora notebooks
 
 deps:
@@ -52,7 +52,7 @@ TEST_BUILD := -c release -Xswiftc -enable-testing
 # which every `Task.sleep` resumes through, is left free.
 # EARSHOT_SLURM_TESTS=1 makes the Slurm job-array test run — it starts its own munged, slurmctld and
 # slurmd on loopback — so here a Slurm that cannot start fails (a bare `swift test` skips it).
-test: deps corpora-deps notebook-deps slurm-deps packaging-deps models openai-client interchange-readers
+test: deps corpora-deps notebook-deps slurm-deps packaging-deps models openai-client realtime-clients interchange-readers
 	EARSHOT_SLURM_TESTS=1 swift test $(TEST_BUILD)
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/release/earshot
 
@@ -181,6 +181,22 @@ $(VENV)/bin/python:
 
 $(VENV)/.openai-$(OPENAI_VERSION): $(VENV)/bin/python
 	$(VENV)/bin/pip install --quiet openai==$(OPENAI_VERSION)
+	touch $@
+
+# The Realtime sessions' clients in the tests (RealtimeServiceTests): the openai package's realtime client needs
+# `websockets`; the page at / is driven in Debian's chromium, headless, by Playwright (PyPI), launched with
+# the system's executable (never `playwright install`), in the same venv.
+WEBSOCKETS_VERSION := 15.0.1
+PLAYWRIGHT_VERSION := 1.65.2
+REALTIME_STAMP := $(VENV)/.realtime-websockets-$(WEBSOCKETS_VERSION)-playwright-$(PLAYWRIGHT_VERSION)
+
+realtime-clients: $(REALTIME_STAMP)
+
+$(REALTIME_STAMP): $(VENV)/.openai-$(OPENAI_VERSION)
+	@dpkg -s chromium >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends chromium; }
+	$(VENV)/bin/pip install --quiet websockets==$(WEBSOCKETS_VERSION) playwright==$(PLAYWRIGHT_VERSION)
 	touch $@
 
 # The readers `earshot vad`'s interchange formats are checked with (VADCommandTests), in the same venv:

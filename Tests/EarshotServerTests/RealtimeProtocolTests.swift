@@ -1,0 +1,278 @@
+import EarshotServer
+import EarshotServerTesting
+import EarshotTestTraits
+import EarshotTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// OpenAI's Realtime transcription protocol on `/v1/realtime`, against a real service on loopback
+/// (PocketSphinx, the in-process service's model, and the spectral detector): each event, each
+/// refusal, and the limits.
+@Suite(.serialized, .waiting) struct RealtimeProtocolTests {
+    static let apiKey = "sk-realtime-test-0123456789abcdef"
+
+    static func start(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws -> RunningService {
+        try await RunningService.start { configuration in
+            configuration.apiKeys = APIKeys(scopes: [apiKey: .speech])
+            configure(&configuration)
+        }
+    }
+
+    func error(_ event: [String: Any]?) -> [String: Any]? {
+        guard event?["type"] as? String == "error" else { return nil }
+        return event?["error"] as? [String: Any]
+    }
+
+    @Test func aManualTurnIsCommittedAndTranscribedAndTheBufferClears() async throws {
+        let server = try await Self.start()
+        let client = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(try await server.token()))
+        let created = try #require(await client.next())
+        #expect(created["type"] as? String == "session.created")
+        let session = try #require(created["session"] as? [String: Any])
+        #expect(session["type"] as? String == "transcription")
+        let input = (session["audio"] as? [String: Any])?["input"] as? [String: Any]
+        let format = input?["format"] as? [String: Any]
+        #expect(format?["type"] as? String == "audio/pcm" && format?["rate"] as? Int == 24_000, "\(session)")
+        #expect((input?["turn_detection"] as? [String: Any])?["type"] as? String == "server_vad")
+
+        try client.send([
+            "type": "session.update", "event_id": "update-1",
+            "session": [
+                "type": "transcription",
+                "audio": [
+                    "input": [
+                        "format": ["type": "audio/pcm", "rate": 16_000],
+                        "transcription": ["model": "pocketsphinx-en-us", "language": "en"], "turn_detection": NSNull(),
+                    ]
+                ],
+            ],
+        ])
+        let updated = try #require(await client.next())
+        #expect(updated["type"] as? String == "session.updated", "\(updated)")
+        let updatedInput =
+            ((updated["session"] as? [String: Any])?["audio"] as? [String: Any])?["input"] as? [String: Any]
+        #expect((updatedInput?["format"] as? [String: Any])?["rate"] as? Int == 16_000)
+        #expect(updatedInput?["turn_detection"] is NSNull, "null: the client commits")
+
+        let clip = try RealtimeAudio.clip
+        try client.append(try RealtimeAudio.pcm(of: clip.path))
+        try client.send(["type": "input_audio_buffer.commit"])
+        let turn = await client.events(through: "conversation.item.input_audio_transcription.completed")
+        let types = turn.compactMap { $0["type"] as? String }
+        #expect(!types.contains("input_audio_buffer.speech_started"), "no turn detection: \(types)")
+        let committed = try #require(turn.first { $0["type"] as? String == "input_audio_buffer.committed" })
+        let completed = try #require(turn.last)
+        #expect(completed["type"] as? String == "conversation.item.input_audio_transcription.completed", "\(types)")
+        #expect(completed["item_id"] as? String == committed["item_id"] as? String)
+        let transcript = try #require(completed["transcript"] as? String)
+        #expect(transcript.lowercased().hasPrefix("had he married"), "\(transcript)")
+        #expect((completed["usage"] as? [String: Any])?["type"] as? String == "duration")
+
+        // A commit with nothing appended since is refused, naming the event; the session goes on.
+        try client.send(["type": "input_audio_buffer.commit", "event_id": "empty-commit"])
+        let empty = try #require(error(await client.next()))
+        #expect(empty["code"] as? String == "input_audio_buffer_commit_empty")
+        #expect(empty["event_id"] as? String == "empty-commit")
+        try client.append(RealtimeAudio.silence(seconds: 0.5))
+        try client.send(["type": "input_audio_buffer.clear"])
+        #expect(await client.next()?["type"] as? String == "input_audio_buffer.cleared")
+        try client.send(["type": "input_audio_buffer.commit"])
+        #expect(error(await client.next())?["code"] as? String == "input_audio_buffer_commit_empty", "cleared")
+        try await client.close()
+        try await server.stop()
+    }
+
+    @Test func serverVADFindsTheTurnStopsItAndCompletesIt() async throws {
+        let server = try await Self.start()
+        let client = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(await client.next()?["type"] as? String == "session.created")
+        try client.send([
+            "type": "session.update",
+            "session": [
+                "type": "transcription",
+                "audio": [
+                    "input": [
+                        "format": ["type": "audio/pcm", "rate": 16_000],
+                        "transcription": ["model": "pocketsphinx-en-us"],
+                        "turn_detection": [
+                            "type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300,
+                            "silence_duration_ms": 500,
+                        ],
+                    ]
+                ],
+            ],
+        ])
+        #expect(await client.next()?["type"] as? String == "session.updated")
+        let clip = try RealtimeAudio.clip
+        try client.append(RealtimeAudio.silence(seconds: 1) + (try RealtimeAudio.pcm(of: clip.path)))
+        try client.append(RealtimeAudio.silence(seconds: 1.5))
+        let turn = await client.events(through: "conversation.item.input_audio_transcription.completed")
+        let types = turn.compactMap { $0["type"] as? String }.filter { !$0.hasSuffix(".delta") }
+        #expect(
+            types == [
+                "input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped",
+                "input_audio_buffer.committed", "conversation.item.input_audio_transcription.completed",
+            ], "\(types)")
+        let started = try #require(turn.first { $0["type"] as? String == "input_audio_buffer.speech_started" })
+        let stopped = try #require(turn.first { $0["type"] as? String == "input_audio_buffer.speech_stopped" })
+        // The clip starts after 1 s of silence and lasts 6.05 s; the stop is 0.5 s of silence after its end.
+        let start = try #require(started["audio_start_ms"] as? Int)
+        let end = try #require(stopped["audio_end_ms"] as? Int)
+        #expect((500...1_300).contains(start), "audio_start_ms \(start)")
+        #expect((6_500...8_000).contains(end), "audio_end_ms \(end)")
+        #expect(started["item_id"] as? String == stopped["item_id"] as? String)
+        let transcript = try #require(turn.last?["transcript"] as? String)
+        #expect(transcript.lowercased().hasPrefix("had he married"), "\(transcript)")
+        try await client.close()
+        try await server.stop()
+    }
+
+    @Test func badEventsGetErrorsNamingTheFieldAndTheSessionStaysUsable() async throws {
+        let server = try await Self.start()
+        let client = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(await client.next()?["type"] as? String == "session.created")
+        client.sendText("{not json")
+        #expect(error(await client.next())?["code"] as? String == "invalid_json")
+        try client.send(["type": "response.create", "event_id": "evt-unknown"])
+        let unknown = try #require(error(await client.next()))
+        #expect(unknown["code"] as? String == "unknown_event_type")
+        #expect(unknown["param"] as? String == "type" && unknown["event_id"] as? String == "evt-unknown")
+        try client.send(["type": "input_audio_buffer.append", "audio": "!!not base64!!", "event_id": "evt-b64"])
+        let base64 = try #require(error(await client.next()))
+        #expect(base64["param"] as? String == "audio" && base64["event_id"] as? String == "evt-b64", "\(base64)")
+        let refusals: [([String: Any], String)] = [
+            (
+                ["audio": ["input": ["format": ["type": "audio/pcm", "rate": 44_100]]]],
+                "session.audio.input.format.rate"
+            ),
+            (["audio": ["input": ["format": ["type": "audio/opus"]]]], "session.audio.input.format.type"),
+            (
+                ["audio": ["input": ["turn_detection": ["type": "semantic_vad"]]]],
+                "session.audio.input.turn_detection.type"
+            ),
+            (
+                ["audio": ["input": ["turn_detection": ["type": "server_vad", "threshold": 1.5]]]],
+                "session.audio.input.turn_detection.threshold"
+            ),
+            (
+                ["audio": ["input": ["transcription": ["model": "gpt-4o-transcribe"]]]],
+                "session.audio.input.transcription.model"
+            ),
+            (["audio": ["input": ["transcription": ["language": "xx"]]]], "session.audio.input.transcription.language"),
+            (["type": "realtime"], "session.type"),
+        ]
+        for (session, param) in refusals {
+            try client.send(["type": "session.update", "event_id": "evt-\(param)", "session": session])
+            let refused = try #require(error(await client.next()), "\(param)")
+            #expect(refused["param"] as? String == param, "\(refused)")
+            #expect(refused["event_id"] as? String == "evt-\(param)")
+            #expect(refused["type"] as? String == "invalid_request_error")
+            if param.hasSuffix("turn_detection.type") {
+                #expect((refused["message"] as? String)?.contains("semantic_vad") == true, "\(refused)")
+            }
+        }
+        // The beta names: transcription_session.update and input_audio_format, answered in kind.
+        try client.send([
+            "type": "transcription_session.update",
+            "session": [
+                "input_audio_format": "g711_ulaw", "input_audio_transcription": ["model": "whisper-1"],
+                "turn_detection": NSNull(),
+            ],
+        ])
+        let beta = try #require(await client.next())
+        #expect(beta["type"] as? String == "transcription_session.updated", "\(beta)")
+        let input = ((beta["session"] as? [String: Any])?["audio"] as? [String: Any])?["input"] as? [String: Any]
+        #expect((input?["format"] as? [String: Any])?["type"] as? String == "audio/pcmu", "\(beta)")
+        // Still usable: μ-law audio (here: silence, 0xFF) is taken and committed.
+        try client.append([UInt8](repeating: 0xFF, count: 8_000))
+        try client.send(["type": "input_audio_buffer.commit"])
+        let turn = await client.events(through: "conversation.item.input_audio_transcription.completed")
+        #expect(turn.last?["transcript"] as? String == "", "silence: \(turn)")
+        try await client.close()
+        try await server.stop()
+    }
+
+    @Test func keysAreCheckedAsOnEveryRouteAndClientSecretsOpenSessions() async throws {
+        let server = try await Self.start()
+        for headers in [[], ["Authorization: Bearer sk-wrong-0123456789abcdefgh"]] {
+            let refused = try RawWebSocket(port: server.port, headers: headers)
+            #expect(refused.waitFor(#""code":"invalid_api_key""#), "\(refused.received)")
+            #expect(refused.received.contains("Incorrect API key provided"))
+            #expect(refused.closed(with: 1008), "\(refused.received)")
+        }
+        // A browser's form: the key as a subprotocol.
+        let browser = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.subprotocol(Self.apiKey))
+        #expect(await browser.next()?["type"] as? String == "session.created")
+        try await browser.close()
+
+        // A client secret minted for a key holder opens a session; the key itself never reaches the page.
+        let minted = try await LoopbackClient.post(
+            port: server.port, path: "/v1/realtime/client_secrets",
+            headers: [("Authorization", "Bearer \(Self.apiKey)"), ("Content-Type", "application/json")],
+            body: Array(#"{"expires_after": {"anchor": "created_at", "seconds": 60}}"#.utf8))
+        #expect(minted.status == 200, "\(minted.text)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: minted.body) as? [String: Any])
+        let secret = try #require(answer["value"] as? String)
+        #expect(secret.hasPrefix("ek_"))
+        let expiresAt = try #require(answer["expires_at"] as? Int)
+        #expect(abs(Double(expiresAt) - Date().timeIntervalSince1970 - 60) < 5)
+        let withSecret = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.subprotocol(secret))
+        #expect(await withSecret.next()?["type"] as? String == "session.created")
+        try await withSecret.close()
+        let forged = try RawWebSocket(
+            port: server.port, headers: ["Sec-WebSocket-Protocol: realtime, openai-insecure-api-key.\(secret)x"])
+        #expect(forged.waitFor(#""code":"invalid_api_key""#), "\(forged.received)")
+        // A secret is not a key anywhere else: it cannot mint another.
+        let again = try await LoopbackClient.post(
+            port: server.port, path: "/v1/realtime/client_secrets", headers: [("Authorization", "Bearer \(secret)")],
+            body: [])
+        #expect(again.status == 401)
+        let unauthenticated = try await LoopbackClient.post(
+            port: server.port, path: "/v1/realtime/client_secrets", headers: [], body: [])
+        #expect(unauthenticated.status == 401)
+        let badExpiry = try await LoopbackClient.post(
+            port: server.port, path: "/v1/realtime/client_secrets",
+            headers: [("Authorization", "Bearer \(Self.apiKey)")],
+            body: Array(#"{"expires_after": {"seconds": 5}}"#.utf8))
+        #expect(badExpiry.status == 400 && badExpiry.text.contains("expires_after.seconds"), "\(badExpiry.text)")
+        try await server.stop()
+    }
+
+    @Test func sessionsAtOnceIdleTimeAndMessageSizeAreBounded() async throws {
+        let server = try await Self.start { configuration in
+            configuration.realtime.maxSessions = 1
+            configuration.realtime.idleTimeout = .seconds(2)
+            configuration.realtime.maxMessageBytes = 4_096
+        }
+        let first = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(await first.next()?["type"] as? String == "session.created")
+        let second = try RawWebSocket(port: server.port, headers: ["Authorization: Bearer \(Self.apiKey)"])
+        #expect(second.waitFor(#""code":"session_limit_reached""#), "\(second.received)")
+        #expect(second.closed(with: 1013), "\(second.received)")
+        // The first, silent, is closed at its idle time with an error naming the option.
+        let idle = try #require(error(await first.next(timeout: .seconds(30))))
+        #expect(idle["code"] as? String == "idle_timeout")
+        #expect((idle["message"] as? String)?.contains("--realtime-idle-timeout") == true)
+        #expect(try await first.closed() == 1008)
+
+        // A message over the bound closes the connection (1009); the sessions' count is given back.
+        let large = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(await large.next()?["type"] as? String == "session.created")
+        try large.append(RealtimeAudio.silence(seconds: 1), chunk: 32_000)
+        #expect(try await large.closed() == 1009)
+        let after = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(await after.next()?["type"] as? String == "session.created")
+        try await after.close()
+        try await server.stop()
+    }
+
+    @Test func theTryItPageIsServedFromTheBinaryWithNoKeyInIt() async throws {
+        let server = try await Self.start()
+        let page = try await LoopbackClient.get(port: server.port, path: "/")
+        #expect(page.status == 200)
+        #expect(page.text.contains("audioWorklet") && page.text.contains("/v1/realtime/client_secrets"))
+        #expect(!page.text.contains("http://") && !page.text.contains("https://"), "no external resource")
+        try await server.stop()
+    }
+}
