@@ -6,6 +6,8 @@
 # end of speech → result p50, endpoint → result p50/p95, partial lag p50, WER, server CPU; and writes
 # the JSON reports to Benchmarks/service/results/.
 # Usage: live-whisper.sh [EARSHOT_BINARY] [STREAMS] [DURATION_S] [CORPUS]
+# MODES compares other servers instead: space-separated NAME=SERVE_FLAGS (flags joined by commas), e.g.
+#   MODES="fitted=--live-encoder-window,fitted full=--live-encoder-window,full" live-whisper.sh
 set -euo pipefail
 earshot=${1:-.build/release/earshot}
 streams=${2:-1,8}
@@ -19,8 +21,10 @@ echo "bench-app:$secret" > "$work/apps.txt"
 chmod 600 "$work/apps.txt"
 mkdir -p Benchmarks/service/results
 stamp=$(date +%Y%m%d-%H%M)
-for mode in early-decode no-early-decode; do
-    "$earshot" serve --port 0 --credentials "$work/apps.txt" --log-level warning "--$mode" 2> "$work/serve.log" &
+for spec in ${MODES:-early-decode=--early-decode no-early-decode=--no-early-decode}; do
+    mode=${spec%%=*}
+    IFS=, read -r -a flags <<< "${spec#*=}"
+    "$earshot" serve --port 0 --credentials "$work/apps.txt" --log-level warning "${flags[@]}" 2> "$work/serve.log" &
     server=$!
     port=
     for _ in $(seq 300); do

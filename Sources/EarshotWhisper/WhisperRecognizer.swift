@@ -156,7 +156,9 @@ public final class WhisperRecognizer: Recognizer {
         if let speculation, !speculation.isCancelled { return }
         retireSpeculation()
         earlyDecodes.begun += 1
-        speculation = WhisperSpeculation(samples: samples, transcriber: transcriber, options: utteranceOptions)
+        var options = utteranceOptions
+        options.encoderWindow = options.liveEncoderWindow
+        speculation = WhisperSpeculation(samples: samples, transcriber: transcriber, options: options)
     }
 
     public var beginsFinalDecodeOnPause: Bool { true }
@@ -197,6 +199,7 @@ public final class WhisperRecognizer: Recognizer {
             partialDecodes += 1
             utterancePartialDecodes += 1
             var options = utteranceOptions
+            options.encoderWindow = options.liveEncoderWindow
             options.beamSize = 1
             options.temperatures = [0]
             options.wordTimestamps = false

@@ -45,6 +45,14 @@ struct RecognizerOptions: ParsableArguments {
     var encoderWindow: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Whisper's encoder window while audio is still arriving (serve, listen): the final decode begun at "
+                + "the speaker's pause and partial results. fitted (the default) encodes the audio so far, "
+                + "decoding again on the full window when that loops or says nothing; full is 30 s.",
+            valueName: "full|fitted"))
+    var liveEncoderWindow: String?
+
+    @Option(
         help:
             "PocketSphinx: a model folder laid out as Debian's (en-us/, en-us.lm.bin, cmudict-en-us.dict). Default: $EARSHOT_MODEL_DIR, else /usr/share/pocketsphinx/model/en-us."
     )
@@ -84,6 +92,7 @@ struct RecognizerOptions: ParsableArguments {
         let whisperOnly = [
             ("--whisper-model", whisperModel != nil), ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
             ("--vocabulary-bonus", vocabularyBonus != nil), ("--encoder-window", encoderWindow != nil),
+            ("--live-encoder-window", liveEncoderWindow != nil),
         ].filter(\.1).map(\.0)
         let pocketSphinxOnly = [("--decoder", decoderOptions.decoder != nil), ("--model-dir", modelDir != nil)]
             .filter(\.1).map(\.0)
@@ -118,6 +127,9 @@ struct RecognizerOptions: ParsableArguments {
         if let encoderWindow, WhisperEncoderWindow(encoderWindow) == nil {
             throw ValidationError("--encoder-window \(encoderWindow): expected full or fitted")
         }
+        if let liveEncoderWindow, WhisperEncoderWindow(liveEncoderWindow) == nil {
+            throw ValidationError("--live-encoder-window \(liveEncoderWindow): expected full or fitted")
+        }
         try whisperOptions(language: nil).validate()
     }
 
@@ -140,6 +152,7 @@ struct RecognizerOptions: ParsableArguments {
         options.language = language
         options.initialPrompt = prompt
         if let window = encoderWindow.flatMap(WhisperEncoderWindow.init) { options.encoderWindow = window }
+        if let window = liveEncoderWindow.flatMap(WhisperEncoderWindow.init) { options.liveEncoderWindow = window }
         return options
     }
 

@@ -105,4 +105,30 @@ import Testing
             #expect(segment.words.allSatisfy { $0.start <= $0.end && $0.end <= duration })
         }
     }
+
+    /// A fitted window whose decode loops, is improbable or says nothing is encoded again in full, so no
+    /// loop reaches the transcript. Windows fitted to exactly their audio (whisper.cpp's looping case) on
+    /// the LibriVox clips and the five card recordings: some fall back, and no segment of any is a loop
+    /// (its text compresses no better than the fallback's threshold, and it holds no more tokens than
+    /// ten a second of its audio and sixteen more).
+    @Test func aFittedWindowThatLoopsIsDecodedAgainInFull() throws {
+        let model = try WhisperFixtures.model()
+        let options = WhisperOptions(encoderWindow: .fitted(minimum: 1, margin: 0))
+        let tight = try WhisperTranscriber(model: model, options: options)
+        let cards = (1...5).map { "/usr/share/pocketsphinx/test/data/cards/00\($0).wav" }
+        var fellBack: [String] = []
+        for path in try Self.clips().map(\.path) + cards {
+            let samples = try WhisperFixtures.samples(path)
+            let before = tight.fallbacksToFullWindow
+            let segments = try samples.withUnsafeBufferPointer { try tight.transcribe($0) }
+            if tight.fallbacksToFullWindow > before { fellBack.append(path) }
+            for segment in segments {
+                let threshold = try #require(options.compressionRatioThreshold)
+                #expect(segment.compressionRatio <= threshold, "\(path): \(segment.text)")
+                let seconds = Double(samples.count) / 16_000
+                #expect(Double(segment.tokens.count) <= 16 + 10 * seconds, "\(path): \(segment.text)")
+            }
+        }
+        #expect(!fellBack.isEmpty, "no window fitted to its audio fell back to the full window")
+    }
 }

@@ -19,8 +19,10 @@ public enum WhisperEncoderWindow: Sendable, Equatable, CustomStringConvertible {
     /// ``granularity``; the full window once that reaches it.
     case fitted(minimum: Int, margin: Int)
 
-    /// The rule chosen on the LibriVox clips (the full window's words at 60% less decode CPU). Not the
-    /// service's default: on the real corpus it looped on a short noisy clip and lost words (BENCHMARKS.md).
+    /// The rule chosen on the LibriVox clips (the full window's words at about half the decode CPU). With
+    /// the transcriber's fallback to the full window when a fitted decode loops or says nothing, it kept
+    /// the `real` corpus within one WER point: the default of live decodes
+    /// (``WhisperOptions/liveEncoderWindow``), not of files (BENCHMARKS.md).
     public static let live = WhisperEncoderWindow.fitted(minimum: 512, margin: 128)
 
     /// Fitted windows are whole multiples of this many positions (1.28 s).

@@ -54,6 +54,11 @@ public struct WhisperOptions: Sendable, Equatable {
     /// How much of each 30 s window the encoder runs over: ``WhisperEncoderWindow/full`` (faster-whisper's,
     /// the default) or fitted to the audio (``WhisperEncoderWindow/live``: faster, but it can cost words).
     public var encoderWindow: WhisperEncoderWindow
+    /// The encoder window of the decodes a ``WhisperRecognizer`` makes while the audio is still arriving —
+    /// the final decode begun at the speaker's pause and the partial results — where every tenth of a
+    /// second is the listener's wait: fitted (``WhisperEncoderWindow/live``) by default, a window that
+    /// loops or says nothing decoded again in full. A transcriber ignores it.
+    public var liveEncoderWindow: WhisperEncoderWindow
 
     public init(
         beamSize: Int = defaultBeamSize, patience: Double = 1, lengthPenalty: Double = 1,
@@ -63,7 +68,7 @@ public struct WhisperOptions: Sendable, Equatable {
         initialPrompt: String? = nil, vocabulary: [String] = [], vocabularyBonus: Double = defaultVocabularyBonus,
         language: String? = nil, suppressBlank: Bool = true, suppressTokens: [Int]? = nil,
         withoutTimestamps: Bool = false, maxInitialTimestamp: Double = 1, wordTimestamps: Bool = true,
-        encoderWindow: WhisperEncoderWindow = .full
+        encoderWindow: WhisperEncoderWindow = .full, liveEncoderWindow: WhisperEncoderWindow = .live
     ) {
         self.beamSize = beamSize
         self.patience = patience
@@ -85,6 +90,7 @@ public struct WhisperOptions: Sendable, Equatable {
         self.maxInitialTimestamp = maxInitialTimestamp
         self.wordTimestamps = wordTimestamps
         self.encoderWindow = encoderWindow
+        self.liveEncoderWindow = liveEncoderWindow
     }
 
     /// Checks every field, naming the one out of range.
@@ -110,6 +116,9 @@ public struct WhisperOptions: Sendable, Equatable {
         }
         guard vocabulary.count <= 10_000 else { throw fail("vocabulary (\(vocabulary.count) words)", "at most 10 000") }
         if let problem = encoderWindow.problem { throw fail("encoderWindow \(encoderWindow)", problem) }
+        if let problem = liveEncoderWindow.problem {
+            throw fail("liveEncoderWindow \(liveEncoderWindow)", problem)
+        }
         if let initialPrompt, initialPrompt.utf8.count > 4096 {
             throw fail("initialPrompt (\(initialPrompt.utf8.count) bytes)", "at most 4 096 bytes")
         }

@@ -45,6 +45,8 @@ public final class WhisperTranscriber {
     /// recording calls ``transcribe(_:options:isCancelled:)`` once per segment with the same options,
     /// and tokenizing a large vocabulary each time would repeat the same work.
     private var bias: (words: [String], bonus: Double, value: VocabularyBias?)?
+    /// Fitted windows decoded again in full (their first decode looped, was improbable, or said nothing).
+    public private(set) var fallbacksToFullWindow = 0
 
     /// Mel frames per second (10 ms hop) and per timestamp token (20 ms).
     static let framesPerSecond = 100.0
@@ -105,15 +107,20 @@ public final class WhisperTranscriber {
             let timeOffset = Double(seek) / Self.framesPerSecond
             let size = min(windowFrames, contentFrames - seek)
             // A fitted window encodes `positions` (≥ its audio) of the 1 500, its timestamps limited to them.
-            let positions = options.encoderWindow.positions(contentFrames: size, audioContext: encoder.inputFrames / 2)
-            let fitted = 2 * positions < windowFrames
-            window.update(repeating: 0, count: 2 * positions * mels)
-            features.withUnsafeBufferPointer { window.update(from: $0.baseAddress! + seek * mels, count: size * mels) }
-            guard encoder.encode(window, contentFrames: size, positions: positions, isCancelled: isCancelled) else {
-                throw EarshotError(.canceled, "whisper: transcription cancelled")
+            var positions = options.encoderWindow.positions(contentFrames: size, audioContext: encoder.inputFrames / 2)
+            var fitted = 2 * positions < windowFrames
+            func encode() throws {
+                window.update(repeating: 0, count: 2 * positions * mels)
+                features.withUnsafeBufferPointer {
+                    window.update(from: $0.baseAddress! + seek * mels, count: size * mels)
+                }
+                guard encoder.encode(window, contentFrames: size, positions: positions, isCancelled: isCancelled) else {
+                    throw EarshotError(.canceled, "whisper: transcription cancelled")
+                }
+                decoder.begin(encoderOutput: encoder.output, positions: positions)
+                search.filter.latestTimestampIndex = fitted ? positions : nil
             }
-            decoder.begin(encoderOutput: encoder.output, positions: positions)
-            search.filter.latestTimestampIndex = fitted ? positions : nil
+            try encode()
 
             let previous = Array(allTokens[promptResetSince...])
             var prompt: [Int] = []
@@ -123,10 +130,34 @@ public final class WhisperTranscriber {
             prompt += startSequence
             if options.withoutTimestamps { prompt.append(tokenizer.noTimestamps) }
 
-            let decoded = try decodeWithFallback(search: search, prompt: prompt, seed: UInt64(seek), options: options)
-            if let threshold = options.noSpeechThreshold, Double(decoded.noSpeech) > threshold,
-                !(options.logProbabilityThreshold.map { decoded.averageLogProbability > $0 } ?? false)
-            {
+            var decoded: Decoded
+            if fitted {
+                // A fitted window is tried once, at the first temperature. Whisper knows only 30 s windows:
+                // when the shorter one loops, is improbable, hears no speech or says nothing, the window
+                // is encoded again in full and decoded as any other (BENCHMARKS.md, "a shorter encoder window").
+                // A loop is cut short: speech is a few tokens a second, so a decode still going at ten
+                // a second (and 16 more) is looping, and the full window will decode the audio anyway.
+                var once = options
+                once.temperatures = Array(options.temperatures.prefix(1))
+                let cap = 16 + 10 * size / Int(Self.framesPerSecond)
+                decoded = try decodeWithFallback(
+                    search: search, prompt: prompt, seed: UInt64(seek), options: once, maxSteps: cap)
+                let saysNothing = !decoded.tokens.contains { $0 < tokenizer.endOfText }
+                let looped = decoded.tokens.count >= cap - 1
+                if looped || needsFallback(decoded, options: options) || saysNothing
+                    || isSilent(decoded, options: options)
+                {
+                    fallbacksToFullWindow += 1
+                    positions = encoder.inputFrames / 2
+                    fitted = false
+                    try encode()
+                    decoded = try decodeWithFallback(
+                        search: search, prompt: prompt, seed: UInt64(seek), options: options)
+                }
+            } else {
+                decoded = try decodeWithFallback(search: search, prompt: prompt, seed: UInt64(seek), options: options)
+            }
+            if isSilent(decoded, options: options) {
                 seek += size
                 continue
             }
@@ -238,13 +269,37 @@ public final class WhisperTranscriber {
         var compressionRatio: Double
     }
 
+    /// Whether a decode compresses too well: text looping on itself.
+    private func isRepetitive(_ decoded: Decoded, options: WhisperOptions) -> Bool {
+        options.compressionRatioThreshold.map { decoded.compressionRatio > $0 } ?? false
+    }
+
+    /// Whether a decode is to be tried again at the next temperature: too repetitive or too improbable,
+    /// unless the model hears no speech in it and it is improbable (faster-whisper's rule, exactly).
+    private func needsFallback(_ decoded: Decoded, options: WhisperOptions) -> Bool {
+        let improbable = options.logProbabilityThreshold.map { decoded.averageLogProbability < $0 } ?? false
+        if let noSpeech = options.noSpeechThreshold, options.logProbabilityThreshold != nil,
+            Double(decoded.noSpeech) > noSpeech, improbable
+        {
+            return false
+        }
+        return isRepetitive(decoded, options: options) || improbable
+    }
+
+    /// Whether a window is skipped as silence: the model's no-speech probability over its threshold and
+    /// the text not probable enough to keep anyway.
+    private func isSilent(_ decoded: Decoded, options: WhisperOptions) -> Bool {
+        guard let threshold = options.noSpeechThreshold, Double(decoded.noSpeech) > threshold else { return false }
+        return !(options.logProbabilityThreshold.map { decoded.averageLogProbability > $0 } ?? false)
+    }
+
     /// faster-whisper's `generate_with_fallback`: temperature 0 first (beam or greedy), then sampling
     /// at each higher temperature while the text compresses too well or the average log-probability is
     /// too low (unless the window is silence); if every try fails, the likeliest of those that were not
     /// repetitive.
-    private func decodeWithFallback(search: WhisperSearch, prompt: [Int], seed: UInt64, options: WhisperOptions)
-        throws -> Decoded
-    {
+    private func decodeWithFallback(
+        search: WhisperSearch, prompt: [Int], seed: UInt64, options: WhisperOptions, maxSteps: Int? = nil
+    ) throws -> Decoded {
         var all: [Decoded] = []
         var notRepetitive: [Decoded] = []
         var lastTemperature = 0.0
@@ -255,7 +310,7 @@ public final class WhisperTranscriber {
                 temperature > 0
                 ? .sample(temperature: temperature, count: options.bestOf, seed: seed &* 1_000_003 &+ UInt64(attempt))
                 : (options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
-            let result = try search.run(prompt: prompt, strategy: strategy)
+            let result = try search.run(prompt: prompt, strategy: strategy, maxSteps: maxSteps)
             let best =
                 result.hypotheses.first
                 ?? WhisperSearch.Hypothesis(tokens: [], logProbability: 0, bias: 0, score: 0, tokenLogProbabilities: [])
@@ -269,19 +324,8 @@ public final class WhisperTranscriber {
                 compressionRatio: Self.compressionRatio(
                     model.tokenizer.decode(best.tokens).trimmingCharacters(in: .whitespaces)))
             all.append(decoded)
-            var needsFallback = false
-            if let threshold = options.compressionRatioThreshold {
-                if decoded.compressionRatio > threshold { needsFallback = true } else { notRepetitive.append(decoded) }
-            }
-            if let threshold = options.logProbabilityThreshold, decoded.averageLogProbability < threshold {
-                needsFallback = true
-            }
-            if let noSpeech = options.noSpeechThreshold, let logThreshold = options.logProbabilityThreshold,
-                Double(decoded.noSpeech) > noSpeech, decoded.averageLogProbability < logThreshold
-            {
-                needsFallback = false
-            }
-            if !needsFallback { return decoded }
+            if !isRepetitive(decoded, options: options) { notRepetitive.append(decoded) }
+            if !needsFallback(decoded, options: options) { return decoded }
         }
         var chosen = (notRepetitive.isEmpty ? all : notRepetitive).max {
             $0.averageLogProbability < $1.averageLogProbability
