@@ -13,7 +13,7 @@ import EarshotVAD
 /// `endingSilence`; `prefix_padding_ms` is the audio before the detected start that the turn's
 /// utterance begins with (kept in a short pre-roll while no turn is open). Between turns nothing is
 /// decoded. While the endpointer waits out the silence, the recognizer is told the speaker paused
-/// (after ``InitialSilenceLimit/pauseAfterSpeech``, as on the upload routes), so Whisper's final
+/// (``PauseWatch``, as on the upload routes), so Whisper's final
 /// decode runs during the wait and `completed` follows `speech_stopped` with nothing left to decode.
 /// Without turn detection, the client's `commit` ends each turn.
 ///
@@ -61,8 +61,7 @@ final class RealtimeTranscriber {
         let start: Int64
         var frames = 0
         var sent = ""
-        var paused = false
-        var lastSpeechEnd: MediaTime?
+        var pauses = PauseWatch()
     }
     private var turn: Turn?
     private var itemCount = 0
@@ -220,17 +219,10 @@ final class RealtimeTranscriber {
 
     /// Tells the recognizer of each pause and each return of speech inside the turn.
     private func notePause(_ decision: VADDecision) {
-        if decision.isSpeech {
-            turn!.lastSpeechEnd = decision.end
-            if turn!.paused {
-                turn!.paused = false
-                recognizer.speechResumed()
-            }
-        } else if !turn!.paused, let end = turn!.lastSpeechEnd,
-            decision.decidedAt.seconds - end.seconds >= InitialSilenceLimit.pauseAfterSpeech
-        {
-            turn!.paused = true
-            recognizer.speechPaused()
+        switch turn!.pauses.note(decision) {
+        case true?: recognizer.speechPaused()
+        case false?: recognizer.speechResumed()
+        case nil: break
         }
     }
 

@@ -5,7 +5,7 @@ import EarshotVAD
 /// none is found in the first `limit` seconds, the request ends (``RecognitionSessionFailure/noSpeech(limit:)``).
 ///
 /// With `watchPauses`, the detector stays on after the first speech and the stage notes each pause of
-/// at least ``pauseAfterSpeech`` and each return of speech (``pauseChange``), so a recognizer that
+/// at least ``PauseWatch/pauseAfterSpeech`` and each return of speech (``pauseChange``), so a recognizer that
 /// decodes whole utterances can begin its final decode while the client's endpointer waits out its
 /// ending silence (``EarshotRecognizer/Recognizer/speechPaused()``). Without it, once speech is found the
 /// detector is dropped: it costs nothing for the rest of the request.
@@ -18,15 +18,7 @@ struct InitialSilenceLimit: AudioStage {
     private var detector: SpeechDetectorStage?
     private var decisions = StageOutput<VADDecision>()
     private var heard = false
-    /// Where the last speech the smoother decided ended, and whether the speaker is in a pause.
-    private var lastSpeechEnd: MediaTime?
-    private var paused = false
-
-    /// Silence after speech, on the smoother's decisions, that counts as a pause: short, since an early
-    /// decode dropped when speech resumes costs only CPU, and one begun late may not finish within the
-    /// client's ending silence (0.85 s by default). The smoother itself holds a decision back by its
-    /// minimum silence and hang-over (about 0.15 s).
-    static let pauseAfterSpeech = 0.15
+    private var pauses = PauseWatch()
 
     /// What the last ``process(_:into:)`` saw change: nil, or whether the speaker paused (true) or
     /// resumed (false).
@@ -71,18 +63,7 @@ struct InitialSilenceLimit: AudioStage {
 
     private mutating func notePauses() {
         for decision in decisions.items {
-            if decision.isSpeech {
-                lastSpeechEnd = decision.end
-                if paused {
-                    paused = false
-                    pauseChange = false
-                }
-            } else if !paused, let lastSpeechEnd,
-                decision.decidedAt.seconds - lastSpeechEnd.seconds >= Self.pauseAfterSpeech
-            {
-                paused = true
-                pauseChange = true
-            }
+            if let change = pauses.note(decision) { pauseChange = change }
         }
     }
 
