@@ -26,6 +26,12 @@ import Testing
             ("max-grammar-depth", Double(GrammarLimits.default.maxGrammarDepth)),
             ("max-grammar-arcs", Double(GrammarLimits.default.maxGrammarArcs)),
             ("max-lexemes", Double(GrammarLimits.default.maxLexemes)),
+            ("realtime-max-sessions", Double(RealtimeLimits.Defaults.maxSessions)),
+            ("realtime-max-session-duration", RealtimeLimits.Defaults.maxSessionDuration.inSeconds),
+            ("realtime-idle-timeout", RealtimeLimits.Defaults.idleTimeout.inSeconds),
+            ("realtime-max-message-bytes", Double(RealtimeLimits.Defaults.maxMessageBytes)),
+            ("realtime-max-audio-ahead", RealtimeLimits.Defaults.maxAudioAhead),
+            ("realtime-max-queued-events", Double(RealtimeLimits.Defaults.maxQueuedEvents)),
         ]
         for (name, value) in expected {
             #expect(dump.numericDefault("serve", name) == value, "serve --\(name)")

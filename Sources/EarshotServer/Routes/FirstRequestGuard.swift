@@ -22,6 +22,8 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     private var admitted = false
     private var decided = false
     private var headEnded = false
+    /// Graceful shutdown began before the first request head had ended.
+    private var quiesceHeld = false
     /// The last bytes seen, to find a blank line split across reads.
     private var tail: [UInt8] = []
     private var deadline: Scheduled<Void>?
@@ -55,20 +57,31 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
                 headEnded = true
                 deadline?.cancel()
                 deadline = nil
-            } else {
-                tail = Array(joined.suffix(3))
+                context.fireChannelRead(data)
+                // A shutdown held back until now goes on behind the request, to the handlers the head has
+                // made the pipeline add: the request is answered, then the connection closed.
+                if quiesceHeld {
+                    quiesceHeld = false
+                    context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+                }
+                return
             }
+            tail = Array(joined.suffix(3))
         }
         context.fireChannelRead(data)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, !headEnded {
-            deadline?.cancel()
-            let channel = context.channel
-            deadline = context.eventLoop.scheduleTask(in: min(idleTimeout, drainGrace)) { channel.close(promise: nil) }
+        guard event is ChannelShouldQuiesceEvent, !headEnded else {
+            context.fireUserInboundEventTriggered(event)
+            return
         }
-        context.fireUserInboundEventTriggered(event)
+        // Held, as ConnectionGuard holds it: a connection opened to send a request has it answered.
+        guard !quiesceHeld else { return }
+        quiesceHeld = true
+        deadline?.cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: min(idleTimeout, drainGrace)) { channel.close(promise: nil) }
     }
 
     private func start(_ context: ChannelHandlerContext) {
