@@ -199,7 +199,8 @@ public final class WhisperRecognizer: Recognizer {
             partialDecodes += 1
             utterancePartialDecodes += 1
             var options = utteranceOptions
-            options.encoderWindow = options.liveEncoderWindow
+            // Provisional text: the fitted window, whatever the final decodes use.
+            options.encoderWindow = .live
             options.beamSize = 1
             options.temperatures = [0]
             options.wordTimestamps = false

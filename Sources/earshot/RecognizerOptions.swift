@@ -46,9 +46,9 @@ struct RecognizerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Whisper's encoder window while audio is still arriving (serve, listen): the final decode begun at "
-                + "the speaker's pause and partial results. fitted (the default) encodes the audio so far, "
-                + "decoding again on the full window when that loops or says nothing; full is 30 s.",
+            "Whisper's encoder window for the final decode begun at the speaker's pause (serve, listen): full "
+                + "(30 s, the default: a file's words) or fitted (the audio so far, decoded again on the full "
+                + "window when that loops or says nothing: about half the wait, about one WER point).",
             valueName: "full|fitted"))
     var liveEncoderWindow: String?
 

@@ -54,10 +54,11 @@ public struct WhisperOptions: Sendable, Equatable {
     /// How much of each 30 s window the encoder runs over: ``WhisperEncoderWindow/full`` (faster-whisper's,
     /// the default) or fitted to the audio (``WhisperEncoderWindow/live``: faster, but it can cost words).
     public var encoderWindow: WhisperEncoderWindow
-    /// The encoder window of the decodes a ``WhisperRecognizer`` makes while the audio is still arriving —
-    /// the final decode begun at the speaker's pause and the partial results — where every tenth of a
-    /// second is the listener's wait: fitted (``WhisperEncoderWindow/live``) by default, a window that
-    /// loops or says nothing decoded again in full. A transcriber ignores it.
+    /// The encoder window of the final decode a ``WhisperRecognizer`` begins at the speaker's pause, while
+    /// the audio is still arriving: full by default, so a live answer has a file's words;
+    /// ``WhisperEncoderWindow/live`` (a window that loops or says nothing decoded again in full) halves
+    /// its CPU and the listener's wait for about one WER point (BENCHMARKS.md). Partial results always
+    /// use the fitted rule: they are provisional. A transcriber ignores it.
     public var liveEncoderWindow: WhisperEncoderWindow
 
     public init(
@@ -68,7 +69,7 @@ public struct WhisperOptions: Sendable, Equatable {
         initialPrompt: String? = nil, vocabulary: [String] = [], vocabularyBonus: Double = defaultVocabularyBonus,
         language: String? = nil, suppressBlank: Bool = true, suppressTokens: [Int]? = nil,
         withoutTimestamps: Bool = false, maxInitialTimestamp: Double = 1, wordTimestamps: Bool = true,
-        encoderWindow: WhisperEncoderWindow = .full, liveEncoderWindow: WhisperEncoderWindow = .live
+        encoderWindow: WhisperEncoderWindow = .full, liveEncoderWindow: WhisperEncoderWindow = .full
     ) {
         self.beamSize = beamSize
         self.patience = patience
