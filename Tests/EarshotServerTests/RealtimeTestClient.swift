@@ -66,8 +66,10 @@ final class RealtimeTestClient: Sendable {
         }
     }
 
-    /// The next server event, or nil when the connection has ended or `timeout` passed.
-    func next(timeout: Duration = .seconds(60)) async -> [String: Any]? {
+    /// The next server event, or nil when the connection has ended or `timeout` passed. The default is
+    /// generous: a turn's `committed` comes with its decode, which took over a minute on a machine
+    /// running every suite at once (a fresh-clone `make test`), and the tests assert order, not speed.
+    func next(timeout: Duration = .seconds(300)) async -> [String: Any]? {
         let incoming = self.incoming
         let text = await withTaskGroup(of: String?.self) { group in
             group.addTask {
@@ -86,7 +88,7 @@ final class RealtimeTestClient: Sendable {
     }
 
     /// Events up to and including the first of `type`.
-    func events(through type: String, timeout: Duration = .seconds(60)) async -> [[String: Any]] {
+    func events(through type: String, timeout: Duration = .seconds(300)) async -> [[String: Any]] {
         var seen: [[String: Any]] = []
         while let event = await next(timeout: timeout) {
             seen.append(event)
