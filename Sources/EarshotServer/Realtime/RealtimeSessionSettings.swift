@@ -184,25 +184,26 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             }
             vad.threshold = number
         }
-        if let padding = object["prefix_padding_ms"], !(padding is NSNull) {
-            guard let number = padding as? Int, (0...2_000).contains(number) else {
-                throw .invalidValue(
-                    param + ".prefix_padding_ms",
-                    "prefix_padding_ms \(shown(padding)) is not a whole number of "
-                        + "milliseconds from 0 to 2000")
-            }
+        if let number = try milliseconds(object, "prefix_padding_ms", in: 0...2_000, param: param) {
             vad.prefixPaddingMs = number
         }
-        if let silence = object["silence_duration_ms"], !(silence is NSNull) {
-            guard let number = silence as? Int, (100...10_000).contains(number) else {
-                throw .invalidValue(
-                    param + ".silence_duration_ms",
-                    "silence_duration_ms \(shown(silence)) is not a whole number of "
-                        + "milliseconds from 100 to 10000")
-            }
+        if let number = try milliseconds(object, "silence_duration_ms", in: 100...10_000, param: param) {
             vad.silenceDurationMs = number
         }
         return vad
+    }
+
+    /// `object[key]` as whole milliseconds within `range`; nil when absent or null.
+    private static func milliseconds(
+        _ object: [String: Any], _ key: String, in range: ClosedRange<Int>, param: String
+    ) throws(RealtimeRefusal) -> Int? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let number = value as? Int, range.contains(number) else {
+            throw .invalidValue(
+                param + "." + key,
+                "\(key) \(shown(value)) is not a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
     }
 
     private static func shown(_ value: Any) -> String {
