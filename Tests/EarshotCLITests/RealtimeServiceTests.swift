@@ -52,11 +52,12 @@ import Testing
         let types = events.compactMap { $0["type"] as? String }
         #expect(types.first == "session.created" && types.dropFirst().first == "session.updated", "\(types)")
         let turn = types.filter { !$0.hasSuffix(".delta") && !$0.hasPrefix("session.") }
+        let errors = events.filter { $0["type"] as? String == "error" }
         #expect(
             turn == [
                 "input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped",
                 "input_audio_buffer.committed", "conversation.item.input_audio_transcription.completed",
-            ], "\(types)")
+            ], "\(types); errors: \(errors)")
         let completed = try #require(events.last)
         #expect(completed["transcript"] as? String == Self.sentence, "\(completed)")
         // Deltas only add to the text: each brings something, and what they build grows.
@@ -70,6 +71,37 @@ import Testing
         #expect(types.contains("conversation.item.input_audio_transcription.delta"), "partial text while speaking")
         let stopped = try #require(events.first { $0["type"] as? String == "input_audio_buffer.speech_stopped" })
         #expect((6_300...7_200).contains(stopped["audio_end_ms"] as? Int ?? 0), "\(stopped)")
+    }
+
+    /// While a turn decodes, the session answers its socket's pings and is not idle. A client's
+    /// keep-alive (the `openai` client's `websockets` pings every 20 s and gives up 20 s later) and the
+    /// idle timeout are about the client, and must not depend on how long a decode takes on a loaded
+    /// machine. Here the turn is the clip three times over (about 20 s, sent at once) and the idle
+    /// timeout 0.3 s, far less than its decode. Round trips are sequential, so had the pings waited for
+    /// the decode, at most one could end between the commit and the completed event.
+    @Test func aDecodingTurnAnswersPingsAndIsNotIdle() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (keys, key) = try Self.keys(in: directory)
+        let raw = directory.file("clip24x3.raw")
+        let sox = try ExternalTool.run(
+            [
+                "sox", Self.clip, Self.clip, Self.clip, "-r", "24000", "-b", "16", "-e", "signed", "-c", "1", "-t",
+                "raw", raw,
+            ])
+        try #require(sox.status == 0, "\(sox.standardError)")
+        let server = try Server(arguments: [
+            "--api-keys", keys, "--realtime-idle-timeout", "0.3", "--realtime-max-audio-ahead", "60",
+        ])
+        defer { _ = server.stop() }
+        let report = try Self.python(
+            "realtime_ping_client.py", ["ws://127.0.0.1:\(server.port)/v1/realtime?intent=transcription", key, raw])
+        #expect(report["errors"] == nil, "\(report)")
+        #expect(
+            (report["events"] as? [String])?.last == "conversation.item.input_audio_transcription.completed",
+            "\(report)")
+        #expect((report["transcript"] as? String)?.hasPrefix(Self.sentence) == true, "\(report)")
+        #expect((report["round_trips_before_completed"] as? Int ?? 0) >= 3, "\(report)")
     }
 
     @Test func thePageShowsTheClipsWordsAsAFinal() throws {

@@ -34,7 +34,8 @@ with sync_playwright() as playwright:
         page.goto(page_url)
         report["url_after_start"] = page.url
         page.click("#start")
-        deadline = time.monotonic() + 60
+        # Generous: the test checks what the page shows, not how fast, and runs beside every other suite.
+        deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
             state = page.text_content("#state")
             if not report["states"] or report["states"][-1] != state:

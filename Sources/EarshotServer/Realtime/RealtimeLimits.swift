@@ -33,6 +33,11 @@ public struct RealtimeLimits: Sendable, Hashable {
     public var maxAudioAhead = Defaults.maxAudioAhead
     public var maxQueuedEvents = Defaults.maxQueuedEvents
 
+    /// Client messages read but not yet handled, in bytes, before the service stops reading the
+    /// socket: two of the largest messages (by default about 30 s of 24 kHz PCM16 in base64, more than
+    /// a final decode takes on a loaded machine, so the socket's pings are answered meanwhile).
+    var maxUnhandledBytes: Int { 2 * maxMessageBytes }
+
     public init() {}
 
     /// `limits` with another message bound (what a reload keeps).

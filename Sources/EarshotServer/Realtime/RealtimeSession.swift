@@ -4,17 +4,20 @@ import EarshotRecognizer
 import Foundation
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import NIOWebSocket
 import Synchronization
 
-/// One Realtime transcription session, from `session.created` to its end, as three tasks:
+/// One Realtime transcription session, from `session.created` to its end, as four tasks:
 ///
-/// - the **reader**, on the executor for blocking work: reads each client event, checks it, and runs
-///   the audio through the session's ``RealtimeTranscriber`` (decoding is CPU-bound; awaiting the next
-///   message frees the thread). A client sending audio faster than real time by more than
-///   ``RealtimeLimits/maxAudioAhead`` is not read until the clock catches up, so TCP back-pressure
-///   reaches it. When the client goes, the reader ends and the recognizer goes back to its pool at
-///   once, its open utterance abandoned;
+/// - the **reader** reads the socket, so its pings are answered whatever the session is doing, and
+///   queues each client message in the session's ``RealtimeInbox`` (bounded; beyond, it stops reading
+///   and TCP back-pressure reaches the client). When the client goes, the session ends at once: the
+///   handler is cancelled and the recognizer goes back to its pool, its open utterance abandoned;
+/// - the **handler**, on the executor for blocking work: takes each message in order, checks it, and
+///   runs the audio through the session's ``RealtimeTranscriber`` (decoding is CPU-bound; awaiting the
+///   next message frees the thread). Audio ahead of real time by more than
+///   ``RealtimeLimits/maxAudioAhead`` waits until the clock catches up;
 /// - the **writer**: sends the server events queued for it, at the client's pace. The queue holds at
 ///   most ``RealtimeLimits/maxQueuedEvents``; a client that reads none of them is disconnected when it
 ///   overflows, so nothing waits on it forever;
@@ -51,7 +54,7 @@ struct RealtimeSession: Sendable {
                 closeConnection()
             }
         }
-        let lastActivity = LastActivity()
+        let lastActivity = SessionActivity()
         return await withTaskGroup(of: End?.self) { outer in
             outer.addTask {
                 for await text in events {
@@ -59,15 +62,19 @@ struct RealtimeSession: Sendable {
                 }
                 return nil
             }
+            let inbox = RealtimeInbox(maxBytes: limits.maxUnhandledBytes)
             var end = await withTaskGroup(of: End.self) { inner in
+                inner.addTask { await receive(inbound, into: inbox, activity: lastActivity) }
                 inner.addTask(executorPreference: route.executor) {
-                    await read(inbound, lease: lease, settings: settings, send: send, activity: lastActivity)
+                    await handle(
+                        inbox, lease: lease, settings: settings, send: send, activity: lastActivity)
                 }
                 inner.addTask { await watch(send: send, activity: lastActivity) }
                 let first = await inner.next()!
                 inner.cancelAll()
                 return first
             }
+            end.audioSeconds = lastActivity.audioSeconds
             queue.finish()
             // The last events (a closing error among them) go out before the close, unless the client
             // does not read them.
@@ -86,10 +93,36 @@ struct RealtimeSession: Sendable {
         }
     }
 
-    /// The reader: owns the transcriber and the lease for the session's life.
-    private func read(
-        _ inbound: WebSocketInboundStream, lease: RealtimeRoute.Lease, settings: RealtimeSessionSettings,
-        send: @escaping @Sendable (String) -> Void, activity: LastActivity
+    /// The reader: the socket's messages into the inbox, until the client closes the session.
+    private func receive(
+        _ inbound: WebSocketInboundStream, into inbox: RealtimeInbox, activity: SessionActivity
+    ) async -> End {
+        defer { inbox.finish() }
+        do {
+            for try await message in inbound.messages(maxSize: limits.maxMessageBytes) {
+                activity.touch()
+                let bytes =
+                    switch message {
+                    case .text(let text): text.utf8.count
+                    case .binary(let buffer): buffer.readableBytes
+                    }
+                await inbox.put(RealtimeInbox.Message(message: message, bytes: bytes))
+                try Task.checkCancellation()
+            }
+            return End(reason: "the client closed the session", close: nil)
+        } catch is CancellationError {
+            return End(reason: "ended", close: nil)
+        } catch {
+            return End(reason: "the connection failed: \(error)", close: nil)
+        }
+    }
+
+    /// The handler: owns the transcriber and the lease for the session's life, and takes the inbox's
+    /// messages in order. While it handles one (the back-pressure wait included), the session is not
+    /// idle.
+    private func handle(
+        _ inbox: RealtimeInbox, lease: RealtimeRoute.Lease, settings: RealtimeSessionSettings,
+        send: @escaping @Sendable (String) -> Void, activity: SessionActivity
     ) async -> End {
         var lease = lease
         let transcriber: RealtimeTranscriber
@@ -113,15 +146,19 @@ struct RealtimeSession: Sendable {
         let started = ContinuousClock.now
         let expiresAt = Int(Date().timeIntervalSince1970 + limits.maxSessionDuration.inSeconds)
         send(RealtimeServerEvent.session("session.created", settings.sessionObject(id: id, expiresAt: expiresAt)))
-        var messages = inbound.messages(maxSize: limits.maxMessageBytes).makeAsyncIterator()
+        var messages = inbox.messages.makeAsyncIterator()
         do {
             var asked = ContinuousClock.now
-            while let message = try await messages.next() {
+            while let item = await messages.next() {
                 let waited = ContinuousClock.now - asked
-                defer { asked = .now }
+                activity.beginHandling()
+                defer {
+                    inbox.handled(item)
+                    activity.endHandling(audioSeconds: transcriber.audioSeconds)
+                    asked = .now
+                }
                 try Task.checkCancellation()
-                activity.touch()
-                guard case .text(let text) = message else {
+                guard case .text(let text) = item.message else {
                     send(
                         RealtimeServerEvent.error(
                             RealtimeRefusal(
@@ -168,14 +205,11 @@ struct RealtimeSession: Sendable {
                 let ahead = transcriber.audioSeconds - (ContinuousClock.now - started).inSeconds
                 if ahead > limits.maxAudioAhead {
                     try await Task.sleep(for: .seconds(ahead - limits.maxAudioAhead))
-                    activity.touch()
                 }
             }
-            return End(reason: "the client closed the session", close: nil, audioSeconds: transcriber.audioSeconds)
-        } catch is CancellationError {
-            return End(reason: "ended", close: nil, audioSeconds: transcriber.audioSeconds)
+            return End(reason: "the client closed the session", close: nil)
         } catch {
-            return End(reason: "the connection failed: \(error)", close: nil, audioSeconds: transcriber.audioSeconds)
+            return End(reason: "ended", close: nil)
         }
     }
 
@@ -203,11 +237,11 @@ struct RealtimeSession: Sendable {
             param: "session.audio.input.transcription.model")
     }
 
-    private func watch(send: @Sendable (String) -> Void, activity: LastActivity) async -> End {
+    private func watch(send: @Sendable (String) -> Void, activity: SessionActivity) async -> End {
         let started = ContinuousClock.now
         while true {
             do { try await Task.sleep(for: .milliseconds(200)) } catch { return End(reason: "ended", close: nil) }
-            if ContinuousClock.now - activity.instant > limits.idleTimeout {
+            if activity.idleTime > limits.idleTimeout {
                 send(
                     RealtimeServerEvent.error(
                         RealtimeRefusal(
@@ -236,11 +270,33 @@ struct RealtimeSession: Sendable {
     }
 }
 
-/// When the session last heard from its client.
-final class LastActivity: Sendable {
-    private let stored = Mutex(ContinuousClock.now)
+/// What a session has done lately: when it last read or handled a client message, whether it is
+/// handling one now, and the seconds of audio it has received. A session is idle only while it waits
+/// for its client: a decode that outlasts the idle timeout on a loaded machine is the service's time,
+/// not the client's.
+final class SessionActivity: Sendable {
+    private struct State {
+        var instant = ContinuousClock.now
+        var handling = false
+        var audioSeconds = 0.0
+    }
+    private let stored = Mutex(State())
 
-    func touch() { stored.withLock { $0 = .now } }
+    /// A message was read.
+    func touch() { stored.withLock { $0.instant = .now } }
 
-    var instant: ContinuousClock.Instant { stored.withLock { $0 } }
+    /// The handler took a message.
+    func beginHandling() { stored.withLock { $0.handling = true } }
+
+    /// The handler is done with a message; `audioSeconds` have been received in all.
+    func endHandling(audioSeconds: Double) {
+        stored.withLock { $0 = State(instant: .now, handling: false, audioSeconds: audioSeconds) }
+    }
+
+    /// How long the session has waited for its client: zero while it handles a message.
+    var idleTime: Duration {
+        stored.withLock { $0.handling ? .zero : ContinuousClock.now - $0.instant }
+    }
+
+    var audioSeconds: Double { stored.withLock { $0.audioSeconds } }
 }

@@ -1,0 +1,80 @@
+import HummingbirdWebSocket
+import Synchronization
+
+/// The client messages a Realtime session has read off its socket and not yet handled, in order.
+///
+/// The socket is read by one task and the messages handled by another, because a WebSocket's pings
+/// are answered only while its inbound stream is read: a session that read its socket between
+/// decodes left a client's keep-alive ping unanswered for as long as a final decode took (the
+/// `openai` client's `websockets` closes the connection after 20 s of that, which a service under
+/// load reached). Now a decode delays the session's events, never its pongs.
+///
+/// What waits here is bounded in bytes: beyond ``maxBytes`` the reader stops reading the socket until
+/// the handler catches up, so a client that sends faster than the service decodes meets TCP
+/// back-pressure instead of the service's memory.
+final class RealtimeInbox: Sendable {
+    /// A message as read, with the bytes it counts against the bound.
+    struct Message: Sendable {
+        let message: WebSocketMessage
+        let bytes: Int
+    }
+
+    let maxBytes: Int
+    let messages: AsyncStream<Message>
+    private let queue: AsyncStream<Message>.Continuation
+
+    private struct State {
+        var bytes = 0
+        var reader: CheckedContinuation<Void, Never>?
+        var cancelled = false
+    }
+    private let state = Mutex(State())
+
+    init(maxBytes: Int) {
+        self.maxBytes = maxBytes
+        (messages, queue) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Queues `message`; returns once what waits is within the bound again (or the reader is
+    /// cancelled).
+    func put(_ message: Message) async {
+        let over = state.withLock { state in
+            state.bytes += message.bytes
+            return state.bytes > maxBytes
+        }
+        queue.yield(message)
+        guard over else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let goOn = state.withLock { state in
+                    guard state.bytes > maxBytes, !state.cancelled else { return true }
+                    state.reader = continuation
+                    return false
+                }
+                if goOn { continuation.resume() }
+            }
+        } onCancel: {
+            let reader = state.withLock { state in
+                state.cancelled = true
+                defer { state.reader = nil }
+                return state.reader
+            }
+            reader?.resume()
+        }
+    }
+
+    /// The handler is done with `message`: its bytes no longer count, and a reader held at the bound
+    /// goes on once what waits is within it.
+    func handled(_ message: Message) {
+        let reader = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.bytes -= message.bytes
+            guard state.bytes <= maxBytes else { return nil }
+            defer { state.reader = nil }
+            return state.reader
+        }
+        reader?.resume()
+    }
+
+    /// No more messages: the handler's loop ends once it has taken what is queued.
+    func finish() { queue.finish() }
+}

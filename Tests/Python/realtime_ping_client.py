@@ -1,0 +1,68 @@
+"""Checks that earshot serve answers a Realtime session's WebSocket pings while it decodes, with the
+`websockets` package the `openai` client connects through: appends a recording of 24 kHz PCM16 mono at
+once, in 5 s pieces (no turn detection), commits it, and from then on sends one ping at a time, each after the last one's pong,
+until the transcription completes. Prints, as one JSON document, the round trips done before the
+completed event, the events it got and any error event.
+
+    realtime_ping_client.py WS_URL API_KEY AUDIO_24K_S16LE_RAW
+"""
+import asyncio
+import base64
+import json
+import sys
+import time
+
+from websockets.asyncio.client import connect
+
+url, api_key, audio_path = sys.argv[1:4]
+CHUNK = 240_000  # 5 s of 24 kHz 16-bit mono, well within the service's message bound
+
+
+async def main():
+    with open(audio_path, "rb") as file:
+        audio = file.read()
+    report = {"round_trips_before_completed": 0, "slowest_pong_s": 0.0, "events": []}
+    completed = asyncio.Event()
+    # The client's own keep-alive is off: this script's pings are the ones counted.
+    async with connect(url, additional_headers={"Authorization": f"Bearer {api_key}"}, ping_interval=None) as ws:
+
+        async def listen():
+            async for message in ws:
+                event = json.loads(message)
+                report["events"].append(event["type"])
+                if event["type"] == "error":
+                    report.setdefault("errors", []).append(event.get("error"))
+                if event["type"] == "session.created":
+                    await ws.send(json.dumps({"type": "session.update", "session": {
+                        "type": "transcription",
+                        "audio": {"input": {"format": {"type": "audio/pcm", "rate": 24000},
+                                            "turn_detection": None}}}}))
+                elif event["type"] == "session.updated":
+                    for offset in range(0, len(audio), CHUNK):
+                        await ws.send(json.dumps({"type": "input_audio_buffer.append",
+                                                  "audio": base64.b64encode(audio[offset:offset + CHUNK]).decode()}))
+                    await ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
+                    asyncio.create_task(ping())
+                elif event["type"].startswith("conversation.item.input_audio_transcription.") and \
+                        not event["type"].endswith(".delta"):
+                    report["transcript"] = event.get("transcript")
+                    completed.set()
+                    return
+
+        async def ping():
+            while not completed.is_set():
+                sent = time.monotonic()
+                pong = await ws.ping()
+                await pong
+                if completed.is_set():
+                    return
+                report["round_trips_before_completed"] += 1
+                report["slowest_pong_s"] = max(report["slowest_pong_s"], time.monotonic() - sent)
+                await asyncio.sleep(0.02)
+
+        async with asyncio.timeout(240):
+            await listen()
+    print(json.dumps(report))
+
+
+asyncio.run(main())
