@@ -10,8 +10,16 @@ public enum RecognitionAPI: String, Sendable, CaseIterable {
     case att
     /// OpenAI's `POST …/v1/audio/transcriptions`.
     case openai
+    /// OpenAI's Realtime transcription sessions over WebSocket (`ws://…/v1/realtime`), live only.
+    case realtime
 
-    public var name: String { self == .att ? "Speech API" : "OpenAI" }
+    public var name: String {
+        switch self {
+        case .att: "Speech API"
+        case .openai: "OpenAI"
+        case .realtime: "OpenAI Realtime"
+        }
+    }
 }
 
 /// Where and how to reach a recognition service, as a user gives it (a command's options and the
@@ -84,15 +92,29 @@ public struct RecognitionServiceSettings: Sendable {
     }
 
     /// The protocol the service speaks and the URL to post to: from the URL's path, or ``api`` (which
-    /// also gives a URL without a path its API's usual one).
+    /// also gives a URL without a path its API's usual one). A `ws://` or `wss://` URL is a Realtime
+    /// session's, `…/v1/realtime` (given `intent=transcription` unless it names an intent).
     public func endpoint() throws(Invalid) -> (api: RecognitionAPI, url: String) {
         let url = service ?? Self.defaultService
         guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", components.host?.isEmpty == false
+            ["http", "https", "ws", "wss"].contains(scheme), components.host?.isEmpty == false
         else {
-            throw Invalid("--service", "--service \(url): expected an http(s) URL such as \(Self.defaultService)")
+            throw Invalid(
+                "--service",
+                "--service \(url): expected an http(s) URL such as \(Self.defaultService), or a ws(s) URL such as "
+                    + Self.realtimeExample)
         }
         let path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        if scheme == "ws" || scheme == "wss" {
+            return try realtimeEndpoint(url, components: components, path: path)
+        }
+        if api == .realtime || path.hasSuffix("/v1/realtime") {
+            throw Invalid(
+                api == .realtime ? "--api" : "--service",
+                "--service \(url)\(api == .realtime ? " with --api realtime" : ""): a Realtime session is a "
+                    + "WebSocket; expected a ws:// or wss:// URL ending in /v1/realtime, such as "
+                    + Self.realtimeExample)
+        }
         let found: RecognitionAPI? =
             if path.hasSuffix("/v1/audio/transcriptions") || path.hasSuffix("/v1") {
                 .openai
@@ -108,7 +130,8 @@ public struct RecognitionServiceSettings: Sendable {
             throw Invalid(
                 "--service",
                 "--service \(url): expected a path ending in /speech/v3/speechToText (the Speech API) or "
-                    + "/v1/audio/transcriptions (OpenAI-compatible), or --api att|openai")
+                    + "/v1/audio/transcriptions (OpenAI-compatible), or --api att|openai, or a ws(s) URL ending in "
+                    + "/v1/realtime (OpenAI Realtime)")
         }
         if path.isEmpty || path.hasSuffix("/v1") {
             components.path =
@@ -190,6 +213,11 @@ public struct RecognitionServiceSettings: Sendable {
     public func backendFactory(defaultFormat: CodecFormat = .flac) throws -> RecognitionBackendFactory {
         let (api, url) = try endpoint()
         switch api {
+        case .realtime:
+            throw Invalid(
+                "--service",
+                "--service \(url) is a Realtime session, which transcribes live audio only (listen, bench); "
+                    + "expected an http(s) URL ending in /v1/audio/transcriptions or /speech/v3/speechToText")
         case .att:
             var settings = self
             settings.service = url
@@ -247,8 +275,9 @@ public struct RecognitionServiceSettings: Sendable {
     /// How to make live recognizers for the service: a ``SpeechClient`` streaming to the Speech API
     /// (in Speex wideband unless ``audioFormat`` says otherwise, as the SDK), or a ``BackendListener``
     /// sending each endpointed utterance whole to an OpenAI-compatible service (in its
-    /// ``backendFactory(defaultFormat:)`` format). `capture` gives the detector and endpointing; its
-    /// audio format is the service's. Partial results need the Speech API's streaming request.
+    /// ``backendFactory(defaultFormat:)`` format), or a ``RealtimeListener`` streaming into a Realtime
+    /// session. `capture` gives the detector and endpointing; its audio format is the service's. Partial
+    /// results need a streaming protocol: the Speech API's, or Realtime's deltas.
     public func liveRecognizerFactory(capture: CaptureConfiguration, partialResults: Bool = false) throws
         -> LiveRecognizerFactory
     {
@@ -270,12 +299,17 @@ public struct RecognitionServiceSettings: Sendable {
             if partialResults {
                 throw Invalid(
                     "--partial-results",
-                    "--partial-results needs the Speech API's streaming request; \(url) is OpenAI-compatible and answers once per utterance"
+                    "--partial-results needs a streaming protocol (the Speech API, or a ws://…/v1/realtime session); \(url) is OpenAI-compatible and answers once per utterance"
                 )
             }
             let backends = try backendFactory()
             return LiveRecognizerFactory(api: api, url: url) { () throws(SpeechClientError) in
                 BackendListener(backend: try backends.makeBackend(), capture: capture)
+            }
+        case .realtime:
+            let configuration = try realtimeConfiguration(url: url, partialResults: partialResults)
+            return LiveRecognizerFactory(api: api, url: url) { () throws(SpeechClientError) in
+                try RealtimeListener(configuration: configuration, capture: capture)
             }
         }
     }

@@ -54,6 +54,82 @@ import Testing
         }
     }
 
+    @Test func aWebSocketURLIsARealtimeSession() throws {
+        let given = try settings("ws://h:1/v1/realtime").endpoint()
+        #expect(given.api == .realtime && given.url == "ws://h:1/v1/realtime?intent=transcription")
+        let withIntent = try settings("wss://h/v1/realtime?intent=transcription").endpoint()
+        #expect(withIntent.url == "wss://h/v1/realtime?intent=transcription")
+        let bare = try settings("ws://h:1", api: .realtime).endpoint()
+        #expect(bare.api == .realtime && bare.url == "ws://h:1/v1/realtime?intent=transcription")
+        #expect(try settings("ws://h:1/v1").endpoint().url == "ws://h:1/v1/realtime?intent=transcription")
+        #expect(try settings("wss://h/proxy/v1/realtime/").endpoint().api == .realtime)
+    }
+
+    @Test func aRealtimeURLIsRefusedWhereItCannotServe() {
+        func refusal(_ settings: RecognitionServiceSettings) -> RecognitionServiceSettings.Invalid? {
+            do {
+                _ = try settings.endpoint()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let wrongPath = refusal(settings("ws://h:1/wrong/path"))
+        #expect(wrongPath?.option == "--service" && wrongPath?.description.contains("/v1/realtime") == true)
+        let httpRealtime = refusal(settings("http://h:1", api: .realtime))
+        #expect(httpRealtime?.option == "--api" && httpRealtime?.description.contains("ws://") == true)
+        let httpPath = refusal(settings("https://h/v1/realtime"))
+        #expect(httpPath?.option == "--service" && httpPath?.description.contains("WebSocket") == true)
+        let otherAPI = refusal(settings("ws://h:1/v1/realtime", api: .openai))
+        #expect(otherAPI?.option == "--api" && otherAPI?.description.contains("--api realtime") == true)
+        // transcribe's backends send whole files: a live-only session is refused, naming --service.
+        #expect { try settings("ws://h:1/v1/realtime").backendFactory() } throws: { error in
+            let invalid = error as? RecognitionServiceSettings.Invalid
+            return invalid?.option == "--service" && invalid?.description.contains("live") == true
+        }
+        var speechOption = settings("ws://h:1/v1/realtime")
+        speechOption.context = "Generic"
+        #expect { try speechOption.liveRecognizerFactory(capture: CaptureConfiguration()) } throws: { error in
+            (error as? RecognitionServiceSettings.Invalid)?.option == "--context"
+        }
+        var format = settings("ws://h:1/v1/realtime")
+        format.audioFormat = "speex-wb"
+        #expect { try format.liveRecognizerFactory(capture: CaptureConfiguration()) } throws: { error in
+            (error as? RecognitionServiceSettings.Invalid)?.option == "--audio-format"
+        }
+    }
+
+    @Test func aRealtimeSessionGetsItsKeyModelAndLanguage() throws {
+        var capture = CaptureConfiguration(audioFormat: .amr)
+        capture.endpointing = try EndpointerConfiguration(endingSilence: 0.5)
+        var given = RecognitionServiceSettings(environment: ["OPENAI_API_KEY": "from-environment"])
+        given.service = "ws://127.0.0.1:9/v1/realtime"
+        given.language = "en"
+        given.languageModel = "chess"
+        let factory = try given.liveRecognizerFactory(capture: capture, partialResults: true)
+        #expect(factory.api == .realtime && factory.url == "ws://127.0.0.1:9/v1/realtime?intent=transcription")
+        let listener = try #require(try factory.makeRecognizer() as? RealtimeListener)
+        guard case .token(let key)? = listener.configuration.authorization else {
+            Issue.record("expected the environment's key, got \(String(describing: listener.configuration))")
+            return
+        }
+        #expect(key == "from-environment")
+        #expect(listener.configuration.model == "whisper-1+chess" && listener.configuration.language == "en")
+        #expect(listener.configuration.reportsPartialResults)
+        // The endpointing is the caller's; the audio is PCM16 (WAV's samples without its header).
+        #expect(listener.capture.endpointing.endingSilence == 0.5 && listener.capture.audioFormat == .wav)
+        var credentials = RecognitionServiceSettings(environment: [:])
+        credentials.service = "wss://h/v1/realtime"
+        (credentials.appKey, credentials.secret) = ("app", "secret")
+        let fromCredentials = try #require(
+            try credentials.liveRecognizerFactory(capture: capture).makeRecognizer() as? RealtimeListener)
+        guard case .credentials(let app, _, let scope, _)? = fromCredentials.configuration.authorization else {
+            Issue.record("expected app credentials")
+            return
+        }
+        #expect(app == "app" && scope == "SPEECH")
+    }
+
     @Test func aSpeechAPIServiceNeedsCredentialsFromFlagsOrEnvironment() throws {
         #expect { try settings(nil).speechRequestConfiguration() } throws: { error in
             (error as? RecognitionServiceSettings.Invalid)?.option == "--token"
