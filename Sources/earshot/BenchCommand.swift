@@ -13,11 +13,12 @@ struct Bench: AsyncParsableCommand {
         discussion: """
             Replays the utterances of a labelled corpus at real-time pace as N concurrent streaming \
             sessions (the speech client: endpointing, Speex, chunked upload; for an OpenAI-compatible \
-            service, each endpointed utterance posted as one file) for --duration seconds per \
-            level, and reports for each N the requests completed and failed, the time from the labelled \
-            end of speech to the final result (p50/p90/p99/max), the lag of partial results, and the \
-            server's CPU when --server-pid names its process. With --embedded, the local recognizer \
-            alone, N decoders on N threads.
+            service, each endpointed utterance posted as one file; for a ws://…/v1/realtime service, \
+            one Realtime session per stream, its PCM streamed and committed at the endpoint) for \
+            --duration seconds per level, and reports for each N the requests completed and failed, \
+            the time from the labelled end of speech to the final result (p50/p90/p99/max), the lag \
+            of partial results, and the server's CPU when --server-pid names its process. With \
+            --embedded, the local recognizer alone, N decoders on N threads.
 
             It sends audio only to the --service URL given: use it on loopback or your own servers.
 
@@ -25,6 +26,8 @@ struct Bench: AsyncParsableCommand {
               earshot bench --service http://127.0.0.1:8080/speech/v3/speechToText \\
                   --app-key K --secret S --corpus corpora/real/sample --streams 1,2,4,8 \\
                   --duration 30
+              earshot bench --service ws://127.0.0.1:8080/v1/realtime --token KEY \\
+                  --corpus corpora/real/sample --streams 1,2,4 --partial-results
               earshot bench --embedded --corpus corpora/real/sample --streams 1,2,4 \\
                   --json > embedded.json
               earshot bench --embedded --decoder fast --corpus corpora/real/sample \\

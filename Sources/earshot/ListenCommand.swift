@@ -17,7 +17,9 @@ struct Listen: AsyncParsableCommand {
 
             The Speech API gets the audio while you talk (chunked upload, partial results on request); \
             an OpenAI-compatible service (--api openai, or a …/v1/audio/transcriptions URL) gets the \
-            endpointed utterance as one file.
+            endpointed utterance as one file; a Realtime session (ws://HOST:PORT/v1/realtime) gets the \
+            audio while you talk as 16 kHz PCM, your endpoint commits it, and its transcription deltas \
+            are the partial results. A wrong key is refused like an HTTP 401 (exit 3).
 
             Exit status: 0 recognized; 1 bad options; 2 no microphone, no speech or too short; \
             3 the service or the network failed; 130 canceled.
@@ -31,6 +33,8 @@ struct Listen: AsyncParsableCommand {
                   --app-key KEY --secret SECRET
               earshot listen --service http://127.0.0.1:8080/v1/audio/transcriptions \\
                   --token KEY
+              earshot listen --service ws://127.0.0.1:8080/v1/realtime --token KEY \\
+                  --partial-results
               earshot serve --credentials apps.txt --language-model chess=chess-lm &
               earshot listen --language-model chess --app-key KEY --secret SECRET
             """)
@@ -62,12 +66,12 @@ struct Listen: AsyncParsableCommand {
             valueName: "name"))
     var languageModel: String?
 
-    @Flag(help: "Ask the service for partial results while uploading (the Speech API only).")
+    @Flag(help: "Ask the service for partial results while uploading (the Speech API, or a Realtime session's deltas).")
     var partialResults = false
 
     @Flag(
         help:
-            "Print the service's whole JSON answer instead of the transcript (from an OpenAI-compatible service: the reply's text, words and segments)."
+            "Print the service's whole JSON answer instead of the transcript (from an OpenAI-compatible service or a Realtime session: the reply's text, words and segments)."
     )
     var json = false
 

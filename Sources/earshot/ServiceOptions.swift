@@ -9,21 +9,22 @@ import Synchronization
 struct ServiceOptions: ParsableArguments {
     @Option(
         help: """
-            The recognition service URL (speechToText; with --grammar, speechToTextCustom on the same host). \
+            The recognition service URL (speechToText; with --grammar, speechToTextCustom on the same host), \
+            …/v1/audio/transcriptions, or for listen and bench a Realtime session's ws(s)://HOST:PORT/v1/realtime. \
             listen and bench default to \(Self.defaultService); transcribe uses the embedded recognizer without it.
             """)
     var service: String?
 
     @Option(
         help: """
-            The service's protocol: att (the Speech API v3) or openai (OpenAI's POST …/v1/audio/transcriptions). \
-            Default: from the URL's path.
+            The service's protocol: att (the Speech API v3), openai (OpenAI's POST …/v1/audio/transcriptions) or \
+            realtime (OpenAI's Realtime transcription sessions over WebSocket, live only). Default: from the URL.
             """)
     var api: RecognitionAPI?
 
     @Option(
         help:
-            "With an OpenAI-compatible service: the model field (default: whisper-1, OpenAI's name, which earshot serve takes for its default model)."
+            "With an OpenAI-compatible service or a Realtime session: the model (default: whisper-1, OpenAI's name, which earshot serve takes for its default model)."
     )
     var model: String?
 
