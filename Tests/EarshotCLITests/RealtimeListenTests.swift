@@ -104,7 +104,7 @@ import Testing
         let (server, key, _) = try Self.serve(in: directory)
         let result = try Self.earshot(
             [
-                "bench", "--corpus", Self.sampleCorpus, "--streams", "1", "--duration", "8", "--speed", "4", "--json",
+                "bench", "--corpus", Self.sampleCorpus, "--streams", "1", "--duration", "12", "--speed", "4", "--json",
                 "--partial-results",
             ] + Self.service(server, key: key))
         let log = server.stop().standardError
