@@ -75,6 +75,11 @@ final class RealtimeInbox: Sendable {
         reader?.resume()
     }
 
+    /// Bytes of the messages read and not yet handled, `message` (being handled) aside.
+    func waiting(besides message: Message) -> Int {
+        state.withLock { $0.bytes } - message.bytes
+    }
+
     /// No more messages: the handler's loop ends once it has taken what is queued.
     func finish() { queue.finish() }
 }

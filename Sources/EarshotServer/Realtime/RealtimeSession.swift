@@ -148,14 +148,11 @@ struct RealtimeSession: Sendable {
         send(RealtimeServerEvent.session("session.created", settings.sessionObject(id: id, expiresAt: expiresAt)))
         var messages = inbox.messages.makeAsyncIterator()
         do {
-            var asked = ContinuousClock.now
             while let item = await messages.next() {
-                let waited = ContinuousClock.now - asked
                 activity.beginHandling()
                 defer {
                     inbox.handled(item)
                     activity.endHandling(audioSeconds: transcriber.audioSeconds)
-                    asked = .now
                 }
                 try Task.checkCancellation()
                 guard case .text(let text) = item.message else {
@@ -179,9 +176,12 @@ struct RealtimeSession: Sendable {
                         try transcriber.update(next)
                         send(RealtimeServerEvent.session(reply, next.sessionObject(id: id, expiresAt: expiresAt)))
                     case .append(let bytes):
-                        // A message that was already waiting means this reader is behind its client: the
-                        // partial decode waits, so the turn's end is seen (and its final begun) on time.
-                        for output in try transcriber.append(bytes, partial: waited >= Self.caughtUp) {
+                        // Behind its client by more than a moment of audio, the session skips the partial
+                        // decode, so the turn's end is seen (and its final begun) on time.
+                        let behind =
+                            Double(inbox.waiting(besides: item))
+                            / transcriber.settings.format.messageBytesPerSecond
+                        for output in try transcriber.append(bytes, partial: behind <= Self.caughtUp) {
                             send(RealtimeServerEvent.output(output))
                         }
                     case .commit:
@@ -262,8 +262,9 @@ struct RealtimeSession: Sendable {
         }
     }
 
-    /// How long the reader must have waited for a message to count as caught up with its client.
-    static let caughtUp: Duration = .milliseconds(5)
+    /// Seconds of audio read and not yet handled within which a session counts as caught up with its
+    /// client and decodes partial text.
+    static let caughtUp = 0.3
 
     private static func serverError(_ message: String) -> RealtimeRefusal {
         RealtimeRefusal(type: "server_error", code: "server_error", message: message)

@@ -17,6 +17,12 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     struct Format: Sendable, Equatable {
         var encoding: Encoding
         var rate: Int
+
+        /// Bytes of an `append` message per second of audio in this format: base64's 4 per 3 bytes of
+        /// samples (the event's few bytes of JSON aside).
+        var messageBytesPerSecond: Double {
+            Double(rate * (encoding == .pcm16 ? 2 : 1)) * 4 / 3
+        }
     }
 
     /// `server_vad`'s parameters, OpenAI's names and defaults.
@@ -201,7 +207,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         guard let number = value as? Int, range.contains(number) else {
             throw .invalidValue(
                 param + "." + key,
-                "\(key) \(shown(value)) is not a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound)")
+                "\(key) \(shown(value)) is not a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound)"
+            )
         }
         return number
     }
