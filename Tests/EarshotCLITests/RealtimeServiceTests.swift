@@ -78,19 +78,21 @@ import Testing
     /// While a turn decodes, the session answers its socket's pings and is not idle. A client's
     /// keep-alive (the `openai` client's `websockets` pings every 20 s and gives up 20 s later) and the
     /// idle timeout are about the client, and must not depend on how long a decode takes on a loaded
-    /// machine. Here the turn is the clip three times over (about 20 s, sent at once) and the idle
-    /// timeout 0.3 s, far less than its decode. Round trips are sequential, so had the pings waited for
-    /// the decode, at most one could end between the commit and the completed event.
+    /// machine. Here the turn is three LibriVox sentences, the clip first (about 20 s, sent at once; not
+    /// one sentence repeated, whose compressible text sends Whisper through every fallback temperature)
+    /// and the idle timeout 0.3 s, far less than its decode. The session's settings go with the audio, so
+    /// the client never keeps the service waiting. Round trips are sequential, so had the pings waited
+    /// for the decode, at most one could end between the commit and the completed event.
     @Test func aDecodingTurnAnswersPingsAndIsNotIdle() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (keys, key) = try Self.keys(in: directory)
-        let raw = directory.file("clip24x3.raw")
+        let raw = directory.file("three24.raw")
+        let others = ["0870", "0930"].map {
+            "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-\($0).wav"
+        }
         let sox = try ExternalTool.run(
-            [
-                "sox", Self.clip, Self.clip, Self.clip, "-r", "24000", "-b", "16", "-e", "signed", "-c", "1", "-t",
-                "raw", raw,
-            ])
+            ["sox", Self.clip] + others + ["-r", "24000", "-b", "16", "-e", "signed", "-c", "1", "-t", "raw", raw])
         try #require(sox.status == 0, "\(sox.standardError)")
         let server = try Server(arguments: [
             "--api-keys", keys, "--realtime-idle-timeout", "0.3", "--realtime-max-audio-ahead", "60",

@@ -26,23 +26,22 @@ async def main():
     # The client's own keep-alive is off: this script's pings are the ones counted.
     async with connect(url, additional_headers={"Authorization": f"Bearer {api_key}"}, ping_interval=None) as ws:
 
+        # Everything goes at once, the settings first: the service handles events in order, and the
+        # client never keeps it waiting (the test's idle timeout is short).
+        await ws.send(json.dumps({"type": "session.update", "session": {
+            "type": "transcription",
+            "audio": {"input": {"format": {"type": "audio/pcm", "rate": 24000}, "turn_detection": None}}}}))
+        for offset in range(0, len(audio), CHUNK):
+            await ws.send(json.dumps({"type": "input_audio_buffer.append",
+                                      "audio": base64.b64encode(audio[offset:offset + CHUNK]).decode()}))
+        await ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
+
         async def listen():
             async for message in ws:
                 event = json.loads(message)
                 report["events"].append(event["type"])
                 if event["type"] == "error":
                     report.setdefault("errors", []).append(event.get("error"))
-                if event["type"] == "session.created":
-                    await ws.send(json.dumps({"type": "session.update", "session": {
-                        "type": "transcription",
-                        "audio": {"input": {"format": {"type": "audio/pcm", "rate": 24000},
-                                            "turn_detection": None}}}}))
-                elif event["type"] == "session.updated":
-                    for offset in range(0, len(audio), CHUNK):
-                        await ws.send(json.dumps({"type": "input_audio_buffer.append",
-                                                  "audio": base64.b64encode(audio[offset:offset + CHUNK]).decode()}))
-                    await ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
-                    asyncio.create_task(ping())
                 elif event["type"].startswith("conversation.item.input_audio_transcription.") and \
                         not event["type"].endswith(".delta"):
                     report["transcript"] = event.get("transcript")
@@ -60,8 +59,10 @@ async def main():
                 report["slowest_pong_s"] = max(report["slowest_pong_s"], time.monotonic() - sent)
                 await asyncio.sleep(0.02)
 
+        pinger = asyncio.create_task(ping())
         async with asyncio.timeout(240):
             await listen()
+        pinger.cancel()
     print(json.dumps(report))
 
 

@@ -100,7 +100,7 @@ struct RealtimeSession: Sendable {
         defer { inbox.finish() }
         do {
             for try await message in inbound.messages(maxSize: limits.maxMessageBytes) {
-                activity.touch()
+                activity.read()
                 let bytes =
                     switch message {
                     case .text(let text): text.utf8.count
@@ -118,8 +118,8 @@ struct RealtimeSession: Sendable {
     }
 
     /// The handler: owns the transcriber and the lease for the session's life, and takes the inbox's
-    /// messages in order. While it handles one (the back-pressure wait included), the session is not
-    /// idle.
+    /// messages in order. While one waits or is handled (the back-pressure wait included), the session
+    /// is not idle.
     private func handle(
         _ inbox: RealtimeInbox, lease: RealtimeRoute.Lease, settings: RealtimeSessionSettings,
         send: @escaping @Sendable (String) -> Void, activity: SessionActivity
@@ -149,10 +149,9 @@ struct RealtimeSession: Sendable {
         var messages = inbox.messages.makeAsyncIterator()
         do {
             while let item = await messages.next() {
-                activity.beginHandling()
                 defer {
                     inbox.handled(item)
-                    activity.endHandling(audioSeconds: transcriber.audioSeconds)
+                    activity.handled(audioSeconds: transcriber.audioSeconds)
                 }
                 try Task.checkCancellation()
                 guard case .text(let text) = item.message else {
@@ -271,32 +270,38 @@ struct RealtimeSession: Sendable {
     }
 }
 
-/// What a session has done lately: when it last read or handled a client message, whether it is
-/// handling one now, and the seconds of audio it has received. A session is idle only while it waits
-/// for its client: a decode that outlasts the idle timeout on a loaded machine is the service's time,
-/// not the client's.
+/// What a session has done lately: when it last read or handled a client message, how many it has
+/// read and not yet handled, and the seconds of audio it has received. A session is idle only while it
+/// waits for its client: a decode that outlasts the idle timeout on a loaded machine, or messages
+/// queued behind it, are the service's time, not the client's.
 final class SessionActivity: Sendable {
     private struct State {
         var instant = ContinuousClock.now
-        var handling = false
+        var unhandled = 0
         var audioSeconds = 0.0
     }
     private let stored = Mutex(State())
 
     /// A message was read.
-    func touch() { stored.withLock { $0.instant = .now } }
-
-    /// The handler took a message.
-    func beginHandling() { stored.withLock { $0.handling = true } }
-
-    /// The handler is done with a message; `audioSeconds` have been received in all.
-    func endHandling(audioSeconds: Double) {
-        stored.withLock { $0 = State(instant: .now, handling: false, audioSeconds: audioSeconds) }
+    func read() {
+        stored.withLock { state in
+            state.instant = .now
+            state.unhandled += 1
+        }
     }
 
-    /// How long the session has waited for its client: zero while it handles a message.
+    /// The handler is done with a message; `audioSeconds` have been received in all.
+    func handled(audioSeconds: Double) {
+        stored.withLock { state in
+            state.instant = .now
+            state.unhandled -= 1
+            state.audioSeconds = audioSeconds
+        }
+    }
+
+    /// How long the session has waited for its client: zero while a message waits or is handled.
     var idleTime: Duration {
-        stored.withLock { $0.handling ? .zero : ContinuousClock.now - $0.instant }
+        stored.withLock { $0.unhandled > 0 ? .zero : ContinuousClock.now - $0.instant }
     }
 
     var audioSeconds: Double { stored.withLock { $0.audioSeconds } }
