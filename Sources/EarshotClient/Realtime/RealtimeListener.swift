@@ -137,11 +137,12 @@ public final class RealtimeListener: LiveRecognizer {
         case .credentials?: key = try await tokens!.token()
         case nil: key = nil
         }
-        // hummingbird-websocket's client (1.6.2 on NIO 2.101) now and then loses what a server sends in the
-        // same read as its 101 answer, and reads nothing more on that connection: a refusal sent at once
-        // (a wrong key) never arrives, in about one refused session in four on loopback, where Python's
-        // websockets always gets it. So a session that has not taken its settings in a third of the
-        // connection timeout is opened again, at most twice.
+        // hummingbird-websocket's client (1.6.2 on NIO 2.101) loses what arrives in one read with its 101
+        // answer when the server's end of the stream comes in that read too (a service that refuses at
+        // once and half-closes, as hummingbird-websocket's server does after its close frame), and then
+        // hangs. Earshot's service waits for the client's first message before such a close; for other
+        // services, a session that has not taken its settings in a third of the connection timeout is
+        // opened again, at most twice.
         let attempts = 3
         for attempt in 1...attempts {
             let connection = try await RealtimeConnection.open(
