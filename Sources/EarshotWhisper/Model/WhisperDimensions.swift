@@ -75,4 +75,11 @@ public struct WhisperDimensions: Sendable, Equatable, CustomStringConvertible {
         ("decoder/alibi", 0, "no ALiBi"),
         ("decoder/start_from_zero_embedding", 0, "no zero start embedding"),
     ]
+
+    /// Scalars newer CTranslate2 converters add (Whisper base's file has them, tiny.en's does not):
+    /// checked when present, as ALiBi's settings must say it is off.
+    static let optionalFlags: [(name: String, value: Int, meaning: String)] = [
+        ("decoder/alibi_use_positive_positions", 0, "no ALiBi"),
+        ("decoder/scale_alibi", 0, "no ALiBi"),
+    ]
 }

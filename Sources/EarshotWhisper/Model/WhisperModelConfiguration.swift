@@ -7,11 +7,14 @@ struct WhisperModelConfiguration: Decodable {
     var alignmentHeads: [[Int]]
     var suppressIDs: [Int]
     var suppressIDsBegin: [Int]
+    /// The language tokens' ids (`lang_ids`), nil when the file has none.
+    var languageIDs: [Int]?
 
     enum CodingKeys: String, CodingKey {
         case alignmentHeads = "alignment_heads"
         case suppressIDs = "suppress_ids"
         case suppressIDsBegin = "suppress_ids_begin"
+        case languageIDs = "lang_ids"
     }
 
     init(from decoder: any Decoder) throws {
@@ -19,6 +22,7 @@ struct WhisperModelConfiguration: Decodable {
         alignmentHeads = try container.decodeIfPresent([[Int]].self, forKey: .alignmentHeads) ?? []
         suppressIDs = try container.decodeIfPresent([Int].self, forKey: .suppressIDs) ?? []
         suppressIDsBegin = try container.decodeIfPresent([Int].self, forKey: .suppressIDsBegin) ?? []
+        languageIDs = try container.decodeIfPresent([Int].self, forKey: .languageIDs)
     }
 
     init(data: Data, path: String) throws {
@@ -27,12 +31,29 @@ struct WhisperModelConfiguration: Decodable {
         } catch {
             throw EarshotError(
                 .modelUnavailable,
-                "\(path): expected CTranslate2's Whisper config (alignment_heads, suppress_ids as lists of "
-                    + "integers); \(Self.describe(error))")
+                "\(path): expected CTranslate2's Whisper config (alignment_heads, suppress_ids, lang_ids "
+                    + "as lists of integers); \(Self.describe(error))")
         }
         guard alignmentHeads.allSatisfy({ $0.count == 2 }) else {
             throw EarshotError(.modelUnavailable, "\(path): alignment_heads: expected [layer, head] pairs")
         }
+    }
+
+    /// The tokens of a vocabulary file by id: `vocabulary.json` a JSON list of strings, `vocabulary.txt`
+    /// one token per line (faster-whisper reads either).
+    static func vocabulary(data: Data, path: String) throws -> [String] {
+        if path.hasSuffix(".json") {
+            do { return try JSONDecoder().decode([String].self, from: data) } catch {
+                throw EarshotError(
+                    .modelUnavailable, "\(path): expected a JSON list of token strings; \(describe(error))")
+            }
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw EarshotError(.modelUnavailable, "\(path): expected UTF-8 text, one token per line")
+        }
+        var tokens = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if tokens.last == "" { tokens.removeLast() }
+        return tokens
     }
 
     /// The BPE merges of a Hugging Face `tokenizer.json` (`model.merges`, as `"a b"` strings or as

@@ -37,8 +37,9 @@ public struct WhisperOptions: Sendable, Equatable {
     public static let defaultVocabularyBonus = 2.0
     /// faster-whisper's beam width.
     public static let defaultBeamSize = 5
-    /// The spoken language's code (`en`, `de`, …) for a multilingual model; nil to detect it. English-only
-    /// models transcribe English whatever this says.
+    /// The spoken language's code (`en`, `de`, …); nil to detect it on the first 30 s (a multilingual
+    /// model) or to take English (an English-only one). A code the model does not speak is refused
+    /// (``WhisperModel/requireLanguage(_:)``).
     public var language: String?
     /// Suppress a blank (a space or the end) as the first token.
     public var suppressBlank: Bool

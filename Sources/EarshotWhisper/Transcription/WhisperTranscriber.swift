@@ -45,6 +45,8 @@ public final class WhisperTranscriber {
     /// recording calls ``transcribe(_:options:isCancelled:)`` once per segment with the same options,
     /// and tokenizing a large vocabulary each time would repeat the same work.
     private var bias: (words: [String], bonus: Double, value: VocabularyBias?)?
+    /// The language the last ``transcribe(_:options:isCancelled:)`` decoded, detected or given.
+    public private(set) var language: WhisperLanguage?
     /// Fitted windows decoded again in full (their first decode looped, was improbable, or said nothing).
     public private(set) var fallbacksToFullWindow = 0
 
@@ -54,6 +56,7 @@ public final class WhisperTranscriber {
 
     public init(model: WhisperModel, options: WhisperOptions = WhisperOptions()) throws {
         try options.validate()
+        if let language = options.language { try model.requireLanguage(language) }
         self.model = model
         self.options = options
         spectrogram = LogMelSpectrogram(melBins: model.dimensions.melBins)
@@ -73,6 +76,7 @@ public final class WhisperTranscriber {
     ) throws -> [WhisperSegment] {
         let options = given ?? self.options
         if given != nil { try options.validate() }
+        if let language = options.language { try model.requireLanguage(language) }
         let hypotheses = max(options.beamSize, options.bestOf)
         if decoder.capacity < hypotheses { decoder = WhisperDecoder(model: model, capacity: hypotheses) }
         guard !samples.isEmpty else { return [] }
@@ -82,7 +86,8 @@ public final class WhisperTranscriber {
         let contentFrames = frames - 1
         let windowFrames = encoder.inputFrames
         let language = try languageFor(features: features, frames: frames, options: options)
-        let startSequence = try tokenizer.startSequence(language: language)
+        self.language = language
+        let startSequence = try tokenizer.startSequence(language: language.code)
         var search = WhisperSearch(
             decoder: decoder,
             filter: LogitFilter(
@@ -379,20 +384,58 @@ public final class WhisperTranscriber {
         return Double(bytes.count) / Double(length)
     }
 
-    /// The language to transcribe: the option, or for a multilingual model without one, the language
-    /// token likeliest after `<|startoftranscript|>` on the first window.
-    private func languageFor(features: [Float], frames: Int, options: WhisperOptions) throws -> String? {
+    /// The language to transcribe and its probability: the option (probability 1), English for an
+    /// English-only model, or for a multilingual model without one, the language detected on the first
+    /// window (``detectLanguage(features:frames:)``).
+    private func languageFor(features: [Float], frames: Int, options: WhisperOptions) throws -> WhisperLanguage {
+        if let language = options.language {
+            // Refused unless the model speaks it: an English-only model never decodes `fr` as English.
+            try model.requireLanguage(language)
+            return WhisperLanguage(code: language, probability: 1)
+        }
+        guard model.tokenizer.isMultilingual else { return WhisperLanguage(code: "en", probability: 1) }
+        return detectLanguage(features: features, frames: frames)[0]
+    }
+
+    /// The languages of `samples` (16 kHz mono), likeliest first, by the model's probability of each
+    /// language token after `<|startoftranscript|>` on the first 30 s (as faster-whisper detects).
+    /// An English-only model hears English, with probability 1.
+    public func detectLanguage(_ samples: UnsafeBufferPointer<Float>) -> [WhisperLanguage] {
+        guard model.tokenizer.isMultilingual else { return [WhisperLanguage(code: "en", probability: 1)] }
+        let (frames, features) = spectrogram(UnsafeBufferPointer(rebasing: samples.prefix(30 * 16_000)))
+        return detectLanguage(features: features, frames: frames)
+    }
+
+    /// faster-whisper's `detect_language` on the first window: the whole spectrogram up to 3 000 frames
+    /// (its last frame included, unlike a decoding window), zero-padded, encoded; one decoder step on
+    /// `<|startoftranscript|>`; a softmax over the language tokens' logits alone.
+    private func detectLanguage(features: [Float], frames: Int) -> [WhisperLanguage] {
         let tokenizer = model.tokenizer
-        guard tokenizer.isMultilingual else { return nil }
-        if let language = options.language { return language }
         let mels = model.dimensions.melBins
-        let size = min(encoder.inputFrames, frames - 1)
+        let size = min(encoder.inputFrames, frames)
         window.update(repeating: 0, count: encoder.inputFrames * mels)
         features.withUnsafeBufferPointer { window.update(from: $0.baseAddress!, count: size * mels) }
         encoder.encode(window, contentFrames: size)
         decoder.begin(encoderOutput: encoder.output)
         decoder.run(tokens: [tokenizer.startOfTranscript], perHypothesis: 1, logitRows: [0])
-        let best = tokenizer.languages.max { decoder.logits[$0.token] < decoder.logits[$1.token] }
-        return best?.code
+        let logits = tokenizer.languages.map { Double(decoder.logits[$0.token]) }
+        let largest = logits.max() ?? 0
+        let exponentials = logits.map { exp($0 - largest) }
+        let total = exponentials.reduce(0, +)
+        return zip(tokenizer.languages, exponentials)
+            .map { WhisperLanguage(code: $0.0.code, probability: $0.1 / total) }
+            .sorted { $0.probability > $1.probability }
+    }
+}
+
+/// A language Whisper transcribes (its ISO 639-1 code, as Whisper's tokens spell it) and how likely
+/// the model found it in the audio (1 when it was given rather than detected).
+public struct WhisperLanguage: Sendable, Equatable {
+    public var code: String
+    public var probability: Double
+
+    public init(code: String, probability: Double) {
+        self.code = code
+        self.probability = probability
     }
 }

@@ -1,0 +1,16 @@
+import Crypto
+import EarshotCore
+import Foundation
+
+/// SHA-256 of a file, read in 4 MiB pieces: how installed models are checked against their pins.
+public enum FileDigest {
+    public static func sha256(of path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw EarshotError(.invalidInput, "\(path): cannot read the file")
+        }
+        defer { try? handle.close() }
+        var hash = SHA256()
+        while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,129 @@
+import Crypto
+import EarshotCore
+import EarshotTestTraits
+import EarshotTesting
+import Foundation
+import Testing
+
+@testable import EarshotWhisper
+
+/// Our Whisper base (multilingual) against faster-whisper 1.2.1 / CTranslate2 (float32, one thread),
+/// greedy, the language left to detect: `Fixtures/faster-whisper-base-reference.json`, written by
+/// `Benchmarks/whisper/reference_multilingual.py` from a sentence each in French, German and Spanish
+/// spoken by eSpeak NG (rebuilt here byte for byte) and one LibriVox clip.
+///
+/// The detected language must be the reference's, its probability within 1e-3; the tokens, segment
+/// times and word times exactly the reference's, as ``WhisperParityTests`` holds tiny.en to them.
+@Suite(.computing) struct WhisperMultilingualParityTests {
+    struct Reference: Decodable {
+        struct Clip: Decodable {
+            var name: String
+            /// The eSpeak NG voice and text the clip was spoken from (nil for a recording).
+            var voice: String?
+            var text: String?
+            var sha256: String
+            var samples: Int
+            var language: String
+            var language_probability: Double
+            var greedy: [WhisperFixtures.Reference.Segment]
+            var first_window: FirstWindow
+        }
+        struct FirstWindow: Decodable {
+            var prompt: [Int]
+            var tokens: [Int]
+            var score: Double
+            var no_speech_prob: Double
+        }
+        var clips: [Clip]
+        var beam_size: Int
+    }
+
+    static let reference: Result<Reference, any Error> = Result {
+        let url = WhisperFixtures.repository.appendingPathComponent(
+            "Tests/EarshotWhisperTests/Fixtures/faster-whisper-base-reference.json")
+        return try JSONDecoder().decode(Reference.self, from: Data(contentsOf: url))
+    }
+
+    static let clipNames: [String] = (try? reference.get().clips.map(\.name)) ?? []
+
+    /// Whisper base, found by name as `--whisper-model whisper-base` finds it (`make models` installs it).
+    static let model: Result<WhisperModel, any Error> = Result {
+        let places = ModelSearch.repositoryPlaces(under: [WhisperFixtures.repository.path])
+        guard let folder = WhisperModel.locate(ModelCatalogue.whisperBase, in: places) else {
+            throw EarshotError(.modelUnavailable, "whisper-base not installed: run `make models`")
+        }
+        return try WhisperModel(directory: folder)
+    }
+
+    /// The clip's 16 kHz samples: eSpeak NG's sentence taken to 16 kHz by sox (no dither), as the script
+    /// made it, or the LibriVox recording; refused unless its bytes are the reference's.
+    func clip(_ name: String) throws -> (Reference.Clip, [Float]) {
+        let reference = try #require(try Self.reference.get().clips.first { $0.name == name })
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path: String
+        if let voice = reference.voice, let text = reference.text {
+            let raw = directory.file("\(voice)-22050.wav")
+            path = directory.file("\(voice).wav")
+            try WhisperParityTests.require(ExternalTool.run(["espeak-ng", "-v", voice, "-w", raw, text]))
+            try WhisperParityTests.require(ExternalTool.run(["sox", "-D", raw, "-r", "16000", "-b", "16", path]))
+        } else {
+            path = "/usr/share/pocketsphinx/test/data/librivox/" + String(name.dropFirst("librivox/".count))
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        try #require(
+            digest == reference.sha256,
+            "\(name): the rebuilt audio differs from the reference's (another eSpeak NG or sox?); rerun Benchmarks/whisper/reference_multilingual.py"
+        )
+        return (reference, try WhisperFixtures.samples(path))
+    }
+
+    @Test func theReferenceCoversThreeLanguagesBesideEnglishGreedy() throws {
+        let reference = try Self.reference.get()
+        #expect(reference.beam_size == 1)
+        #expect(Set(reference.clips.map(\.language)) == ["fr", "de", "es", "en"])
+    }
+
+    @Test(arguments: clipNames)
+    func theLanguageIsDetectedAsFasterWhisperDoes(name: String) throws {
+        let (reference, samples) = try clip(name)
+        let transcriber = try WhisperTranscriber(model: try Self.model.get())
+        let languages = samples.withUnsafeBufferPointer { transcriber.detectLanguage($0) }
+        #expect(languages.count == 99)
+        #expect(abs(languages.map(\.probability).reduce(0, +) - 1) < 1e-9)
+        #expect(languages[0].code == reference.language, "\(name): \(languages.prefix(3))")
+        #expect(
+            abs(languages[0].probability - reference.language_probability) < 1e-3,
+            "\(name): \(languages[0].probability) vs \(reference.language_probability)")
+    }
+
+    @Test(arguments: clipNames)
+    func theFirstWindowDecodesToTheReferenceTokens(name: String) throws {
+        let (reference, samples) = try clip(name)
+        let model = try Self.model.get()
+        let transcriber = try WhisperTranscriber(model: model)
+        #expect(try model.tokenizer.startSequence(language: reference.language) == reference.first_window.prompt)
+        let (ours, noSpeech) = try samples.withUnsafeBufferPointer {
+            try transcriber.decodeFirstWindow($0, options: WhisperOptions(beamSize: 1, language: reference.language))
+        }
+        #expect(ours.tokens == reference.first_window.tokens, "\(name): tokens")
+        #expect(
+            abs(Double(ours.score) - reference.first_window.score) < 1e-4,
+            "\(name): score \(ours.score) vs \(reference.first_window.score)")
+        #expect(abs(Double(noSpeech) - reference.first_window.no_speech_prob) < 1e-4, "\(name): no-speech probability")
+    }
+
+    /// The whole transcript with the language detected, as `transcribe(beam_size=1, temperature=0)`.
+    @Test(arguments: clipNames)
+    func transcriptsMatchFasterWhisperGreedy(name: String) throws {
+        let (reference, samples) = try clip(name)
+        let transcriber = try WhisperTranscriber(model: try Self.model.get())
+        let ours = try samples.withUnsafeBufferPointer {
+            try transcriber.transcribe($0, options: WhisperOptions(beamSize: 1, temperatures: [0]))
+        }
+        #expect(transcriber.language?.code == reference.language)
+        #expect(abs((transcriber.language?.probability ?? 0) - reference.language_probability) < 1e-3)
+        WhisperParityTests().compare(ours, reference.greedy, "\(name) greedy")
+    }
+}
