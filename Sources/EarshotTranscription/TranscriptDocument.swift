@@ -116,11 +116,15 @@ public struct TranscriptDocument: Encodable, Sendable {
         var recognized: Bool
         var text: String
         var confidence: Double?
+        /// The language the recognizer heard in this segment and its probability (1 when given).
+        var language: String?
+        var languageProbability: Double?
         var words: [Word]
 
         enum CodingKeys: String, CodingKey {
-            case cut, recognized, text, confidence, words
+            case cut, recognized, text, confidence, language, words
             case startSeconds = "start_s", endSeconds = "end_s", speechSeconds = "speech_s"
+            case languageProbability = "language_probability"
         }
     }
 
@@ -130,12 +134,17 @@ public struct TranscriptDocument: Encodable, Sendable {
     var parameters: TranscriptParameters
     var text: String
     var confidence: Double?
+    /// The recording's language: its first recognized segment's (Whisper detects it on that segment's
+    /// first 30 s, or was given it), with that probability; nil from a recognizer that does not say.
+    var language: String?
+    var languageProbability: Double?
     var segments: [Segment]
     var words: [Word]
 
     enum CodingKeys: String, CodingKey {
-        case input, parameters, text, confidence, segments, words
+        case input, parameters, text, confidence, language, segments, words
         case schemaVersion = "schema_version", durationSeconds = "duration_s"
+        case languageProbability = "language_probability"
     }
 
     public init(_ transcript: Transcript, parameters: TranscriptParameters) {
@@ -148,8 +157,13 @@ public struct TranscriptDocument: Encodable, Sendable {
                 startSeconds: Self.rounded(segment.start.seconds), endSeconds: Self.rounded(segment.end.seconds),
                 cut: segment.cut.rawValue, speechSeconds: Self.rounded(segment.speechSeconds),
                 recognized: segment.result != nil, text: segment.text, confidence: Self.meanConfidence(segment.words),
+                language: segment.result?.language,
+                languageProbability: segment.result?.languageProbability.map(Self.roundedProbability),
                 words: segment.words.map(Self.word))
         }
+        let heard = transcript.segments.first { $0.result?.language != nil }?.result
+        language = heard?.language
+        languageProbability = heard?.languageProbability.map(Self.roundedProbability)
         words = transcript.words.map(Self.word)
         confidence = Self.meanConfidence(transcript.words)
     }
@@ -166,4 +180,9 @@ public struct TranscriptDocument: Encodable, Sendable {
     }
 
     private static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+
+    /// A language probability to 1e-4 (faster-whisper's figures agree to 1e-3).
+    private static func roundedProbability(_ probability: Double) -> Double {
+        (probability * 10_000).rounded() / 10_000
+    }
 }

@@ -30,9 +30,12 @@ struct ServiceOptions: ParsableArguments {
 
     @Option(
         help:
-            "The language spoken (ISO-639-1, e.g. en): the language field for an OpenAI-compatible service, or a multilingual Whisper's language; default: detected (or the server's choice)."
+            "The language spoken: auto or an ISO-639-1 code (en, fr, …): the language field for an OpenAI-compatible service, or the embedded Whisper's language (a code the model does not speak is refused); default: auto, detected on the first 30 s (or the server's choice)."
     )
     var language: String?
+
+    /// `--language` as a code, nil for `auto` (or not given): detect it.
+    var spokenLanguage: String? { language == "auto" ? nil : language }
 
     @Option(help: "App key for the OAuth token request (default: $EARSHOT_APP_KEY).")
     var appKey: String?
@@ -87,7 +90,7 @@ struct ServiceOptions: ParsableArguments {
         settings.service = service
         settings.api = api
         settings.model = model
-        settings.language = language
+        settings.language = spokenLanguage
         settings.appKey = appKey
         settings.secret = secret
         settings.token = token

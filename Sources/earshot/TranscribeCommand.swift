@@ -193,7 +193,7 @@ struct Transcribe: AsyncParsableCommand {
                 TranscriptParameters(service: service, audioFormat: backends.audioFormat.rawValue, settings: settings)
             )
         }
-        let model = try recognizerOptions.resolve(language: serviceOptions.language)
+        let model = try recognizerOptions.resolve(language: serviceOptions.spokenLanguage)
         let parameters: TranscriptParameters
         switch model.engine {
         case .whisper(_, let options):
