@@ -1,4 +1,5 @@
 import HummingbirdWebSocket
+import NIOCore
 import Synchronization
 
 /// The client messages a Realtime session has read off its socket and not yet handled, in order.
@@ -13,10 +14,26 @@ import Synchronization
 /// the handler catches up, so a client that sends faster than the service decodes meets TCP
 /// back-pressure instead of the service's memory.
 final class RealtimeInbox: Sendable {
-    /// A message as read, with the bytes it counts against the bound.
+    /// What a message costs in memory beside its payload (the message, its buffer and the stream's
+    /// node), counted against the bound with the payload: a client sending one-byte messages could
+    /// otherwise queue millions of them within it.
+    static let overheadPerMessage = 256
+
+    /// A message as read, with the bytes it counts against the bound (its payload and
+    /// ``overheadPerMessage``).
     struct Message: Sendable {
         let message: WebSocketMessage
         let bytes: Int
+
+        init(_ message: WebSocketMessage) {
+            self.message = message
+            let payload =
+                switch message {
+                case .text(let text): text.utf8.count
+                case .binary(let buffer): buffer.readableBytes
+                }
+            bytes = payload + RealtimeInbox.overheadPerMessage
+        }
     }
 
     let maxBytes: Int

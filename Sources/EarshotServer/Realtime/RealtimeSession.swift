@@ -101,12 +101,7 @@ struct RealtimeSession: Sendable {
         do {
             for try await message in inbound.messages(maxSize: limits.maxMessageBytes) {
                 activity.read()
-                let bytes =
-                    switch message {
-                    case .text(let text): text.utf8.count
-                    case .binary(let buffer): buffer.readableBytes
-                    }
-                await inbox.put(RealtimeInbox.Message(message: message, bytes: bytes))
+                await inbox.put(RealtimeInbox.Message(message))
                 try Task.checkCancellation()
             }
             return End(reason: "the client closed the session", close: nil)
