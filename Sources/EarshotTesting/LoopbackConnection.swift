@@ -17,12 +17,21 @@ public final class LoopbackConnection: @unchecked Sendable {
     /// when a server closes with unread upload bytes, possibly before it read the whole response.
     public private(set) var wasReset = false
 
-    public init(port: Int) throws { socket = try Self.connectedSocket(port: port) }
+    /// Connects to 127.0.0.1:`port`; with `receiveBufferBytes`, the socket's receive buffer is that
+    /// small (set before connecting, so the window offered to the server is too): a client that reads
+    /// slowly fills it at once.
+    public init(port: Int, receiveBufferBytes: Int? = nil) throws {
+        socket = try Self.connectedSocket(port: port, receiveBufferBytes: receiveBufferBytes)
+    }
 
     /// A TCP socket connected to 127.0.0.1:`port`, with Nagle's delay off; the caller closes it.
-    public static func connectedSocket(port: Int) throws -> Int32 {
+    public static func connectedSocket(port: Int, receiveBufferBytes: Int? = nil) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        if let receiveBufferBytes {
+            var bytes = Int32(receiveBufferBytes)
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -267,6 +267,114 @@ import Testing
         try await server.stop()
     }
 
+    /// A client that sends audio faster than real time is read no further ahead of the wall clock than
+    /// `maxAudioAhead`; a session is closed at its maximum length.
+    @Test func audioAheadOfRealTimeWaitsAndASessionEndsAtItsMaximumLength() async throws {
+        let server = try await Self.start { configuration in
+            configuration.realtime.maxAudioAhead = 1
+            configuration.realtime.maxSessionDuration = .seconds(8)
+        }
+        let opened = ContinuousClock.now
+        let client = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(await client.next()?["type"] as? String == "session.created")
+        try client.send([
+            "type": "session.update",
+            "session": [
+                "type": "transcription",
+                "audio": ["input": ["format": ["type": "audio/pcm", "rate": 16_000], "turn_detection": NSNull()]],
+            ],
+        ])
+        #expect(await client.next()?["type"] as? String == "session.updated")
+        // 4 s of audio at once, then the commit: the service reads the last of it 3 s after the session
+        // began at the earliest (1 s ahead of the clock), so the commit is handled no sooner.
+        try client.append(RealtimeAudio.silence(seconds: 4))
+        try client.send(["type": "input_audio_buffer.commit"])
+        let events = await client.events(through: "input_audio_buffer.committed")
+        #expect(events.last?["type"] as? String == "input_audio_buffer.committed", "\(events)")
+        #expect(ContinuousClock.now - opened >= .seconds(3), "4 s of audio taken 1 s ahead of the clock")
+        // At 8 s the session ends: an error naming the option, then a normal close.
+        var expired: [String: Any]?
+        while let event = await client.next(timeout: .seconds(120)) {
+            if let refusal = error(event), refusal["code"] as? String == "session_expired" {
+                expired = refusal
+                break
+            }
+        }
+        #expect(
+            (expired?["message"] as? String)?.contains("--realtime-max-session-duration") == true, "\(expired ?? [:])")
+        #expect(try await client.closed() == 1000)
+        #expect(ContinuousClock.now - opened >= .seconds(8))
+        try await server.stop()
+    }
+
+    /// A client that never reads its events is closed once `maxQueuedEvents` wait for it, and its
+    /// session is given back.
+    @Test func aClientThatReadsNoEventsIsClosedAndItsSessionGivenBack() async throws {
+        let server = try await Self.start { configuration in
+            configuration.realtime.maxSessions = 1
+            configuration.realtime.maxQueuedEvents = 16
+        }
+        // A small receive buffer, never read: the service's events stay in its queue.
+        let silent = try RawWebSocket(
+            port: server.port, headers: ["Authorization: Bearer \(Self.apiKey)"], receiveBufferBytes: 4_096)
+        // Each message that is not JSON gets an error event. The service closes the connection when its
+        // queue overflows, and then a send fails.
+        var sent = 0
+        while sent < 400_000, silent.sendFrame("x") { sent += 1 }
+        #expect(sent < 400_000, "the service kept a client that read none of \(sent) error events")
+        // Its session is given back as its handler ends (a moment after the close): the next is refused
+        // (session_limit_reached) until then, and then opened.
+        var opened = false
+        var refusals: [String] = []
+        for _ in 0..<60 where !opened {
+            let next = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+            let first = await next.next()
+            opened = first?["type"] as? String == "session.created"
+            if !opened {
+                refusals.append(error(first)?["code"] as? String ?? "\(first ?? [:])")
+                try next.send(["type": "session.update", "session": ["type": "transcription"]])
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            _ = try await next.close()
+        }
+        #expect(opened, "the session was not given back: \(refusals)")
+        #expect(refusals.allSatisfy { $0 == "session_limit_reached" }, "\(refusals)")
+        try await server.stop()
+    }
+
+    /// A refused session waits for the client's first message before its close (hummingbird-websocket's
+    /// client loses a close that arrives with the 101): meanwhile it holds no session and none of its
+    /// app's recognitions.
+    @Test func aRefusedSessionHoldsNothingWhileItsCloseWaits() async throws {
+        let server = try await Self.start { configuration in
+            configuration.recognizerCount = 1
+            configuration.maxRecognitionsPerApp = 2
+            configuration.realtime.maxSessions = 2
+        }
+        let first = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(await first.next()?["type"] as? String == "session.created")
+        // The one recognizer is taken: the second is refused and, as it sends nothing, waits for its close.
+        let second = try RawWebSocket(port: server.port, headers: ["Authorization: Bearer \(Self.apiKey)"])
+        #expect(second.waitFor(#""code":"overloaded""#), "\(second.received)")
+        // Were the second's session and recognition still held, the third would find both bounds reached
+        // (session_limit_reached); it finds only the recognizer taken.
+        let third = try RawWebSocket(port: server.port, headers: ["Authorization: Bearer \(Self.apiKey)"])
+        #expect(third.waitFor(#""code":"overloaded""#), "\(third.received)")
+        #expect(!third.received.contains("session_limit_reached"), "\(third.received)")
+        #expect(second.closed(with: 1013), "\(second.received)")
+        #expect(third.closed(with: 1013), "\(third.received)")
+        // A client that answers the refusal with a message of its own is closed at once.
+        let fourth = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(error(await fourth.next())?["code"] as? String == "overloaded")
+        try fourth.send(["type": "transcription_session.update", "session": [:]])
+        let start = ContinuousClock.now
+        #expect(try await fourth.closed() == 1013)
+        // The service's grace is 3 s (RealtimeRoute.refusalGrace).
+        #expect(ContinuousClock.now - start < .seconds(3), "the close waited out the grace")
+        _ = try await first.close()
+        try await server.stop()
+    }
+
     @Test func theTryItPageIsServedFromTheBinaryWithNoKeyInIt() async throws {
         let server = try await Self.start()
         let page = try await LoopbackClient.get(port: server.port, path: "/")

@@ -157,9 +157,10 @@ enum RealtimeAudio {
 final class RawWebSocket {
     let connection: LoopbackConnection
 
-    /// Opens `/v1/realtime?intent=transcription` with `headers` ("Name: value" lines).
-    init(port: Int, headers: [String]) throws {
-        connection = try LoopbackConnection(port: port)
+    /// Opens `/v1/realtime?intent=transcription` with `headers` ("Name: value" lines), with a receive
+    /// buffer of `receiveBufferBytes` if given (the kernel's default otherwise).
+    init(port: Int, headers: [String], receiveBufferBytes: Int? = nil) throws {
+        connection = try LoopbackConnection(port: port, receiveBufferBytes: receiveBufferBytes)
         let head =
             [
                 "GET /v1/realtime?intent=transcription HTTP/1.1", "Host: 127.0.0.1:\(port)", "Upgrade: websocket",
@@ -170,7 +171,11 @@ final class RawWebSocket {
     }
 
     /// Sends one masked text frame, as a client must.
-    func send(_ text: String) {
+    func send(_ text: String) { sendFrame(text) }
+
+    /// Sends one masked text frame; false once the server has closed the connection.
+    @discardableResult
+    func sendFrame(_ text: String) -> Bool {
         let payload = Array(text.utf8)
         var frame: [UInt8] = [0x81]
         switch payload.count {
@@ -181,7 +186,7 @@ final class RawWebSocket {
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        connection.send(frame)
+        return connection.send(frame)
     }
 
     func send(_ event: [String: Any]) throws {
