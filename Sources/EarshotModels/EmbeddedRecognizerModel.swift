@@ -79,6 +79,19 @@ public struct EmbeddedRecognizerModel: Sendable {
         }
     }
 
+    /// Refuses `code` unless this model transcribes it, naming the model and its languages
+    /// (PocketSphinx's models here are English: `en` alone).
+    public func requireLanguage(_ code: String) throws {
+        switch engine {
+        case .whisper(let model, _): try model.requireLanguage(code)
+        case .pocketSphinx(let configuration):
+            guard code != "en" else { return }
+            throw EarshotError(
+                .invalidParameter,
+                "language '\(code)': PocketSphinx (\(configuration.acousticModel)) transcribes English only (en)")
+        }
+    }
+
     /// Where its files are: the Whisper folder, or PocketSphinx's acoustic model.
     public var location: String {
         switch engine {

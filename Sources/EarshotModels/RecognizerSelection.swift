@@ -17,6 +17,20 @@ public enum RecognizerSelection {
         places: [ModelSearch.Place] = ModelSearch.places(), whisperOptions: WhisperOptions = WhisperOptions(),
         pocketSphinx: PocketSphinxConfiguration = .default, note: (String) -> Void
     ) throws -> EmbeddedRecognizerModel {
+        let model = try choose(
+            requested, whisperModel: whisperModel, environment: environment, places: places,
+            whisperOptions: whisperOptions, pocketSphinx: pocketSphinx, note: note)
+        // A language the model does not speak stops the command (exit status 1) before any audio is read,
+        // whichever recognizer the rule chose: never a silent English decode.
+        if let language = whisperOptions.language { try model.requireLanguage(language) }
+        return model
+    }
+
+    private static func choose(
+        _ requested: RecognizerKind?, whisperModel: String?, environment: [String: String],
+        places: [ModelSearch.Place], whisperOptions: WhisperOptions, pocketSphinx: PocketSphinxConfiguration,
+        note: (String) -> Void
+    ) throws -> EmbeddedRecognizerModel {
         if requested == .pocketsphinx { return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx)) }
         let directory = WhisperModel.locate(
             explicitPath: whisperModel, environment: environment, places: places)
@@ -55,8 +69,6 @@ public enum RecognizerSelection {
             note("\(error.message); recognizing with PocketSphinx instead")
             return EmbeddedRecognizerModel(.pocketSphinx(pocketSphinx))
         }
-        // A language the model does not speak stops the command (exit status 1) before any audio is read.
-        if let language = whisperOptions.language { try model.requireLanguage(language) }
         return EmbeddedRecognizerModel(.whisper(model, whisperOptions))
     }
 }

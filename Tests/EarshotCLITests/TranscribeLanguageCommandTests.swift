@@ -35,6 +35,13 @@ import Testing
         #expect(french.standardError.contains("language 'fr': the Whisper model tiny.en ("), "\(french.standardError)")
         #expect(french.standardError.contains("transcribes English only (en)"))
 
+        let pocketSphinx = try earshot("transcribe", "--recognizer", "pocketsphinx", "--language", "de", Self.clips[0])
+        #expect(pocketSphinx.status == 1 && pocketSphinx.output.isEmpty, "\(pocketSphinx.output)")
+        #expect(
+            pocketSphinx.standardError.contains("language 'de': PocketSphinx (")
+                && pocketSphinx.standardError.contains("transcribes English only (en)"), "\(pocketSphinx.standardError)"
+        )
+
         let english = try earshot("transcribe", "--language", "en", "--format", "json", Self.clips[0])
         #expect(english.status == 0, "\(english.standardError)")
         let json = try document(english)
