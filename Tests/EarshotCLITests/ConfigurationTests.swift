@@ -198,6 +198,35 @@ import Testing
             errors.contains("settings changed that take a restart") && errors.contains("drain-timeout"), "\(errors)")
     }
 
+    /// The Realtime limits reload on SIGHUP too (issue 48, item 3): with `realtime-max-sessions` raised
+    /// from 1 to 2, a session refused before the signal is admitted after it, beside one held throughout.
+    @Test func serveReloadsItsRealtimeLimitsOnHangUp() throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let config = home.file("serve.yaml")
+        try Data("serve:\n  realtime-max-sessions: 1\n".utf8).write(to: URL(fileURLWithPath: config))
+        let (keys, key) = try RealtimeServiceTests.keys(in: home)
+        let server = try ServeCommandTests.Server(arguments: [
+            "--config", config, "--api-keys", keys, "--recognizers", "2", "--max-recognitions-per-app", "2",
+            "--log-level", "warning",
+        ])
+        defer { if server.process.isRunning { _ = server.stop() } }
+        let report = try RealtimeServiceTests.python(
+            "realtime_reload.py",
+            [
+                "ws://127.0.0.1:\(server.port)/v1/realtime?intent=transcription", key, config,
+                "\(server.process.processIdentifier)",
+            ])
+        #expect(report["held"] as? String == "session.created", "\(report)")
+        #expect(report["before_reload"] as? String == "session_limit_reached", "\(report)")
+        let after = report["after_reload"] as? [String] ?? []
+        #expect(after.last == "session.created", "\(report)")
+        #expect(after.dropLast().allSatisfy { $0 == "session_limit_reached" }, "\(report)")
+        #expect(report["held_after_reload"] as? String == "session.updated", "\(report)")
+        let (exit, errors) = server.stop()
+        #expect(exit == 0, "\(errors)")
+    }
+
     /// A flood of SIGHUPs costs a reload or two, not one each (issue 51, item 19): signals that arrive
     /// while a reload runs leave one reload pending, which reads the file as it is when it runs.
     @Test func hangUpsAreCoalescedIntoOnePendingReload() throws {
