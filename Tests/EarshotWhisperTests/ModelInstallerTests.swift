@@ -41,7 +41,7 @@ import Testing
     static func wheel(_ name: String, files: [(String, String)], into folder: String) throws {
         let distribution = name.replacingOccurrences(of: "-", with: "_")
         let script = """
-            import sys, zipfile
+            sys, zipfile = __import__("sys"), __import__("zipfile")
             name, info, target = sys.argv[1:4]
             with zipfile.ZipFile(target, "w") as wheel:
                 for pair in sys.argv[4:]:
