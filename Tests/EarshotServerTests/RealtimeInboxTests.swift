@@ -1,7 +1,7 @@
 import EarshotTestTraits
-import HummingbirdWebSocket
 import Synchronization
 import Testing
+import WSCore
 
 @testable import EarshotServer
 
