@@ -197,7 +197,7 @@ let package = Package(
         .target(
             name: "EarshotClient",
             dependencies: [
-                "EarshotCore", "EarshotCapture", "EarshotCodecs", "EarshotVAD", "EarshotWire",
+                "EarshotCore", "EarshotCapture", "EarshotCodecs", "EarshotDSP", "EarshotVAD", "EarshotWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -16,8 +16,9 @@ import Foundation
 /// (opened again when the server has closed it, or after an interaction that failed or was canceled,
 /// whose session is closed so nothing of it reaches the next). ``shutdown()`` closes it.
 ///
-/// Audio is 16-bit PCM at the capture chain's rate, 16 kHz (`audio/pcm` with `rate` 16000): the
-/// detectors work at 8 or 16 kHz, and the chain encodes at the rate it detects at.
+/// Audio is 16-bit PCM at 24 kHz (`audio/pcm` with `rate` 24000, the one rate OpenAI's sessions take),
+/// resampled from the capture chain's 16 kHz (the detectors work at 8 or 16 kHz, and the chain encodes
+/// at the rate it detects at) by ``RealtimeSessionAudio``.
 public final class RealtimeListener: LiveRecognizer {
     public struct Configuration: Sendable {
         /// The session's URL, `ws://…/v1/realtime?intent=transcription` (or `wss://`).
@@ -149,7 +150,8 @@ public final class RealtimeListener: LiveRecognizer {
                 url: configuration.url, key: key, connectionTimeout: configuration.connectionTimeout)
             await connection.send(
                 RealtimeClientEvent.sessionUpdate(
-                    rate: sampleRate, model: configuration.model, language: configuration.language))
+                    rate: RealtimeSessionAudio.sessionRate, model: configuration.model,
+                    language: configuration.language))
             do {
                 try await connection.waitUntilConfigured(within: configuration.connectionTimeout / Double(attempts))
             } catch {

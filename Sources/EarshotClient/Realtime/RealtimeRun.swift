@@ -40,18 +40,31 @@ extension SpeechInteraction {
                 }
             }
             group.addTask {
-                // The WAV encoder's header goes first; the rest is the raw PCM16 the session takes.
+                // The WAV encoder's header goes first; the rest is the chain's PCM16, sent at the session's rate.
                 var header = WAVEncoder.headerSize
                 var bytes = 0
-                for await chunk in channel {
-                    let drop = min(header, chunk.readableBytes)
-                    header -= drop
-                    guard chunk.readableBytes > drop else { continue }
-                    await session.send(RealtimeClientEvent.append(chunk.readableBytesView.dropFirst(drop)))
-                    bytes += chunk.readableBytes - drop
-                    sentSeconds.withLock { $0 = Double(bytes / 2) / Double(rate) }
+                var audio: RealtimeSessionAudio
+                do {
+                    audio = try RealtimeSessionAudio(captureRate: rate)
+                } catch {
+                    return .failure(.invalidParameter("the Realtime session's audio: \(error)"))
                 }
-                guard captured.value, !Task.isCancelled else { return nil }
+                do {
+                    for await chunk in channel {
+                        let drop = min(header, chunk.readableBytes)
+                        header -= drop
+                        guard chunk.readableBytes > drop else { continue }
+                        let pcm = try audio.convert(chunk.readableBytesView.dropFirst(drop))
+                        if !pcm.isEmpty { await session.send(RealtimeClientEvent.append(pcm)) }
+                        bytes += chunk.readableBytes - drop
+                        sentSeconds.withLock { $0 = Double(bytes / 2) / Double(rate) }
+                    }
+                    guard captured.value, !Task.isCancelled else { return nil }
+                    let tail = try audio.finish()
+                    if !tail.isEmpty { await session.send(RealtimeClientEvent.append(tail)) }
+                } catch {
+                    return .failure(.invalidParameter("the Realtime session's audio: \(error)"))
+                }
                 // Set first: the transcript that answers the commit may come before `send` returns.
                 committed.withLock { $0 = true }
                 await session.send(RealtimeClientEvent.commit)
