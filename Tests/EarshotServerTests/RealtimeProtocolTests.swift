@@ -268,12 +268,9 @@ import Testing
     }
 
     /// A client that sends audio faster than real time is read no further ahead of the wall clock than
-    /// `maxAudioAhead`; a session is closed at its maximum length.
-    @Test func audioAheadOfRealTimeWaitsAndASessionEndsAtItsMaximumLength() async throws {
-        let server = try await Self.start { configuration in
-            configuration.realtime.maxAudioAhead = 1
-            configuration.realtime.maxSessionDuration = .seconds(8)
-        }
+    /// `maxAudioAhead`.
+    @Test func audioAheadOfRealTimeWaitsForTheClock() async throws {
+        let server = try await Self.start { configuration in configuration.realtime.maxAudioAhead = 1 }
         let opened = ContinuousClock.now
         let client = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
         #expect(await client.next()?["type"] as? String == "session.created")
@@ -286,24 +283,38 @@ import Testing
         ])
         #expect(await client.next()?["type"] as? String == "session.updated")
         // 4 s of audio at once, then the commit: the service reads the last of it 3 s after the session
-        // began at the earliest (1 s ahead of the clock), so the commit is handled no sooner.
+        // began at the earliest (1 s ahead of the clock), so the commit is handled no sooner. (Its
+        // `committed` comes with the turn's decode: on a loaded machine, much later.)
         try client.append(RealtimeAudio.silence(seconds: 4))
         try client.send(["type": "input_audio_buffer.commit"])
         let events = await client.events(through: "input_audio_buffer.committed")
         #expect(events.last?["type"] as? String == "input_audio_buffer.committed", "\(events)")
         #expect(ContinuousClock.now - opened >= .seconds(3), "4 s of audio taken 1 s ahead of the clock")
-        // At 8 s the session ends: an error naming the option, then a normal close.
+        _ = try await client.close()
+        try await server.stop()
+    }
+
+    /// A session is closed at its maximum length, with an error naming the option.
+    @Test func aSessionEndsAtItsMaximumLength() async throws {
+        let server = try await Self.start { configuration in
+            configuration.realtime.maxSessionDuration = .seconds(3)
+        }
+        let opened = ContinuousClock.now
+        let client = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
+        #expect(await client.next()?["type"] as? String == "session.created")
         var expired: [String: Any]?
         while let event = await client.next(timeout: .seconds(120)) {
-            if let refusal = error(event), refusal["code"] as? String == "session_expired" {
+            if let refusal = error(event) {
                 expired = refusal
                 break
             }
         }
+        #expect(expired?["code"] as? String == "session_expired", "\(expired ?? [:])")
         #expect(
-            (expired?["message"] as? String)?.contains("--realtime-max-session-duration") == true, "\(expired ?? [:])")
+            (expired?["message"] as? String)?.contains("--realtime-max-session-duration") == true,
+            "\(expired ?? [:])")
         #expect(try await client.closed() == 1000)
-        #expect(ContinuousClock.now - opened >= .seconds(8))
+        #expect(ContinuousClock.now - opened >= .seconds(3))
         try await server.stop()
     }
 
