@@ -18,7 +18,7 @@ Usage (faster-whisper 1.2.1 in a scratch venv, never the repository's):
   python3 -m venv /tmp/fw && /tmp/fw/bin/pip install faster-whisper==1.2.1
   /tmp/fw/bin/python Benchmarks/whisper/reference_multilingual.py MODEL_DIR OUTPUT_JSON
 """
-import hashlib, json, os, subprocess, sys, tempfile, wave
+import json, os, subprocess, sys, tempfile
 
 import numpy as np
 import ctranslate2
@@ -26,6 +26,9 @@ import faster_whisper
 from faster_whisper import WhisperModel
 from faster_whisper.tokenizer import Tokenizer
 from faster_whisper.transcribe import get_suppressed_tokens
+
+# The clip readers of tiny.en's reference run, beside this script.
+from reference import read, sha256
 
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 # (name, eSpeak NG voice, text): the test reads the same table from the fixture.
@@ -35,17 +38,6 @@ SPOKEN = [
     ("espeak/es.wav", "es", "Buenos días, me gusta mucho leer libros en la biblioteca."),
 ]
 LIBRIVOX_CLIP = "sense_and_sensibility_01_austen_64kb-0870.wav"
-
-
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
-def read(path):
-    w = wave.open(path)
-    assert w.getframerate() == 16000 and w.getnchannels() == 1 and w.getsampwidth() == 2, path
-    return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768.0
 
 
 def clips(scratch):

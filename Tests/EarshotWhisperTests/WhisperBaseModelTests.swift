@@ -48,18 +48,6 @@ import Testing
         return directory
     }
 
-    func loadError(_ directory: String) -> String {
-        do {
-            _ = try WhisperModel(directory: directory)
-            return "(loaded)"
-        } catch let error as EarshotError {
-            #expect(error.code == .modelUnavailable)
-            return error.message
-        } catch {
-            return "\(error)"
-        }
-    }
-
     /// `config.json` with its `lang_ids` replaced by `change`'s result.
     func config(_ directory: TemporaryDirectory, _ change: ([Int]) -> [Int]) throws {
         let url = URL(fileURLWithPath: directory.file("config.json"))
@@ -85,14 +73,14 @@ import Testing
         let fewer = try copyOfBase { try config($0) { Array($0.dropLast()) } }
         defer { fewer.remove() }
         #expect(
-            loadError(fewer.path)
+            WhisperFixtures.loadError(fewer.path)
                 == "\(fewer.file("config.json")): lang_ids lists 98 languages but \(fewer.file("vocabulary.json")) "
                 + "has 99 language tokens; expected each once")
 
         let stray = try copyOfBase { try config($0) { $0.dropLast() + [220] } }
         defer { stray.remove() }
         #expect(
-            loadError(stray.path)
+            WhisperFixtures.loadError(stray.path)
                 == "\(stray.file("config.json")): lang_ids: 220 is 'Ġ' in \(stray.file("vocabulary.json")); expected "
                 + "ids of its 99 language tokens (50259…50357)")
     }

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotIO
 import Foundation
+import Testing
 
 @testable import EarshotWhisper
 
@@ -20,6 +21,20 @@ enum WhisperFixtures {
             throw EarshotError(.modelUnavailable, "Whisper model not found; \(WhisperModel.installHint)")
         }
         return path
+    }
+
+    /// What loading the model folder `directory` throws (expected: ``EarshotError/Code/modelUnavailable``),
+    /// or "(loaded)" when it loads.
+    static func loadError(_ directory: String) -> String {
+        do {
+            _ = try WhisperModel(directory: directory)
+            return "(loaded)"
+        } catch let error as EarshotError {
+            #expect(error.code == .modelUnavailable)
+            return error.message
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// The model, loaded once for the whole test run and shared by every test, as a service shares it.

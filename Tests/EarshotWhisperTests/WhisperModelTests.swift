@@ -44,22 +44,10 @@ import Testing
         return directory
     }
 
-    func loadError(_ directory: String) -> String {
-        do {
-            _ = try WhisperModel(directory: directory)
-            return "(loaded)"
-        } catch let error as EarshotError {
-            #expect(error.code == .modelUnavailable)
-            return error.message
-        } catch {
-            return "\(error)"
-        }
-    }
-
     @Test func aTruncatedModelIsRefusedNamingTheFile() throws {
         let directory = try brokenCopy { $0.prefix(10_000_000) }
         defer { directory.remove() }
-        let message = loadError(directory.path)
+        let message = WhisperFixtures.loadError(directory.path)
         #expect(message.hasPrefix(directory.file("model.bin") + ": expected a CTranslate2 model file;"), "\(message)")
         #expect(message.contains("(truncated or corrupted?)"), "\(message)")
     }
@@ -67,12 +55,14 @@ import Testing
     @Test func aForeignFileIsRefused() throws {
         let directory = try brokenCopy { _ in Data("ONNX or anything else, not a CTranslate2 model".utf8) }
         defer { directory.remove() }
-        #expect(loadError(directory.path).contains("model.bin: expected a CTranslate2 model file; format version"))
+        #expect(
+            WhisperFixtures.loadError(directory.path).contains(
+                "model.bin: expected a CTranslate2 model file; format version"))
     }
 
     @Test func aMissingFolderIsRefusedNamingTheFile() {
         #expect(
-            loadError("/nonexistent/whisper")
+            WhisperFixtures.loadError("/nonexistent/whisper")
                 == "/nonexistent/whisper/model.bin: cannot read the file (missing or unreadable)")
     }
 

@@ -43,13 +43,8 @@ extension SpeechInteraction {
                 // The WAV encoder's header goes first; the rest is the chain's PCM16, sent at the session's rate.
                 var header = WAVEncoder.headerSize
                 var bytes = 0
-                var audio: RealtimeSessionAudio
                 do {
-                    audio = try RealtimeSessionAudio(captureRate: rate)
-                } catch {
-                    return .failure(.invalidParameter("the Realtime session's audio: \(error)"))
-                }
-                do {
+                    var audio = try RealtimeSessionAudio(captureRate: rate)
                     for await chunk in channel {
                         let drop = min(header, chunk.readableBytes)
                         header -= drop
