@@ -231,8 +231,10 @@ public final class WhisperRecognizer: Recognizer {
             hypotheses: [], start: mediaTime(start), end: mediaTime(endFrame), isPartial: false)
         // An early decode still valid (no speech since the pause) is the answer: the audio after it is
         // the silence the endpointer waited out.
-        let early = speculation.flatMap { $0.isCancelled ? nil : $0.wait() }
+        let early = speculation.flatMap { $0.isCancelled ? nil : $0.wait(unless: { Task.isCancelled }) }
         retireSpeculation()
+        // A caller cancelled while it waited (a client that left) gets its decode stopped, not finished.
+        if Task.isCancelled { throw CancellationError() }
         guard peak >= Self.silencePeak else { return result }
         let segments: [WhisperSegment]
         do {

@@ -67,11 +67,22 @@ final class WhisperSpeculation: @unchecked Sendable {
 
     /// Blocks until the decode has ended; its segments, or nil when it was cancelled or failed (the
     /// caller then decodes the utterance itself: a speculation never decides an error).
-    func wait() -> [WhisperSegment]? {
+    ///
+    /// `callerCancelled` is asked every ``cancelPoll`` while the decode runs: once it is true the decode
+    /// is cancelled too and this returns as soon as it stops, at its next check, rather than when it
+    /// would have finished — seconds, for a long utterance on a busy machine, that a caller whose
+    /// client has left would hold the recognizer for nobody.
+    func wait(unless callerCancelled: () -> Bool = { false }) -> [WhisperSegment]? {
         condition.withLock {
-            while case .running = outcome { condition.wait() }
+            while case .running = outcome {
+                if !isCancelled, callerCancelled() { cancel() }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.cancelPoll))
+            }
             guard !isCancelled, case .decoded(let segments) = outcome else { return nil }
             return segments
         }
     }
+
+    /// How often ``wait(unless:)`` asks whether its caller was cancelled, in seconds.
+    static let cancelPoll = 0.02
 }

@@ -10,14 +10,16 @@ import Testing
 /// grow, request options, silence, and cancellation.
 @Suite(.computing) struct WhisperRecognizerTests {
     static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
-    static let expected = "Had he married a more amiable woman, he might have been made still more respectable than he was."
+    static let expected =
+        "Had he married a more amiable woman, he might have been made still more respectable than he was."
 
     func feed(_ recognizer: WhisperRecognizer, _ samples: [Float], from first: Int64, piece: Int = 16_000) throws {
         var offset = 0
         while offset < samples.count {
             let end = min(offset + piece, samples.count)
             try recognizer.accept(
-                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: first + Int64(offset)))
+                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: first + Int64(offset))
+            )
             offset = end
         }
     }
@@ -128,7 +130,8 @@ import Testing
         var offset = 0
         while offset < samples.count {
             let end = min(offset + 8_000, samples.count)
-            try recognizer.accept(AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
+            try recognizer.accept(
+                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
             offset = end
             if let partial = try recognizer.partialResult() {
                 #expect(partial.isPartial && partial.hypotheses[0].confidence == nil)
@@ -141,8 +144,9 @@ import Testing
             #expect(later.hasPrefix(earlier) || later.count >= earlier.count, "\(earlier) → \(later)")
         }
         let words = partials.last!.split(separator: " ").count
-        #expect(final.split(separator: " ").prefix(words).joined(separator: " ").lowercased().hasPrefix(
-            String(partials.last!.lowercased().prefix(10))), "\(partials.last!) vs \(final)")
+        #expect(
+            final.split(separator: " ").prefix(words).joined(separator: " ").lowercased().hasPrefix(
+                String(partials.last!.lowercased().prefix(10))), "\(partials.last!) vs \(final)")
     }
 
     /// Audio fed far faster than a decode takes: the first two partial decodes run (their agreement is
@@ -155,11 +159,13 @@ import Testing
         var offset = 0
         while offset < samples.count {
             let end = min(offset + 8_000, samples.count)
-            try recognizer.accept(AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
+            try recognizer.accept(
+                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
             offset = end
             _ = try recognizer.partialResult()
         }
-        #expect(recognizer.partialDecodes == 2, "decodes at 1 s and 2 s; the rest of the clip came while the second ran")
+        #expect(
+            recognizer.partialDecodes == 2, "decodes at 1 s and 2 s; the rest of the clip came while the second ran")
         #expect(try recognizer.endUtterance().text == Self.expected)
     }
 
@@ -185,6 +191,15 @@ import Testing
                 #expect(throws: CancellationError.self) { try recognizer.endUtterance() }
                 try recognizer.startUtterance()  // the utterance is closed: the recognizer takes the next
                 recognizer.abandonUtterance()
+
+                // An early decode under way when the caller is cancelled (a client that hung up as its
+                // upload ended) is stopped, not waited out and given as the answer: the recognizer is
+                // free at the decode's next check.
+                try recognizer.startUtterance()
+                try feed(recognizer, samples + samples, from: 0)
+                recognizer.speechPaused()
+                #expect(throws: CancellationError.self) { try recognizer.endUtterance() }
+                #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 1, used: 0, stopped: 1))
             }
             try await group.waitForAll()
         }
