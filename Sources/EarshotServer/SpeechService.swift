@@ -32,6 +32,8 @@ public struct SpeechService: Sendable {
     public let metrics = ServiceMetrics()
     private let listener: ServiceListener
     private let drainDeadline: DrainDeadline
+    /// The Realtime sessions open, wound down by the drain.
+    let realtimeSessions = RealtimeSessions()
     private let logger: Logger
 
     /// Each of `configuration.models` gets a pool of recognizers its factory makes (``RecognizerPools``);
@@ -67,7 +69,8 @@ public struct SpeechService: Sendable {
         return [
             application,
             ServiceDrain(
-                readiness: readiness, delay: configuration.drainDelay, listener: listener, deadline: drainDeadline),
+                readiness: readiness, delay: configuration.drainDelay, listener: listener, deadline: drainDeadline,
+                realtimeSessions: realtimeSessions),
         ]
     }
 

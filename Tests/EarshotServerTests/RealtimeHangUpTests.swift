@@ -14,18 +14,7 @@ import Testing
         let client = try RawWebSocket(
             port: server.port, headers: ["Authorization: Bearer \(RealtimeProtocolTests.apiKey)"])
         #expect(client.waitFor("session.created"), "\(client.received)")
-        try client.send([
-            "type": "session.update",
-            "session": [
-                "type": "transcription",
-                "audio": [
-                    "input": [
-                        "format": ["type": "audio/pcm", "rate": 16_000],
-                        "transcription": ["model": "pocketsphinx-en-us"], "turn_detection": NSNull(),
-                    ]
-                ],
-            ],
-        ])
+        try client.send(RealtimeTestClient.update(turnDetection: NSNull()))
         #expect(client.waitFor("session.updated"), "\(client.received)")
         // Half the clip: the utterance is open, its recognizer lent.
         let audio = try RealtimeAudio.pcm(of: try RealtimeAudio.clip.path)

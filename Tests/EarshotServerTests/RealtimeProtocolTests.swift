@@ -87,22 +87,7 @@ import Testing
         let server = try await Self.start()
         let client = RealtimeTestClient(port: server.port, headers: RealtimeTestClient.bearer(Self.apiKey))
         #expect(await client.next()?["type"] as? String == "session.created")
-        try client.send([
-            "type": "session.update",
-            "session": [
-                "type": "transcription",
-                "audio": [
-                    "input": [
-                        "format": ["type": "audio/pcm", "rate": 16_000],
-                        "transcription": ["model": "pocketsphinx-en-us"],
-                        "turn_detection": [
-                            "type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300,
-                            "silence_duration_ms": 500,
-                        ],
-                    ]
-                ],
-            ],
-        ])
+        try client.send(RealtimeTestClient.update(turnDetection: RealtimeTestClient.serverVAD))
         #expect(await client.next()?["type"] as? String == "session.updated")
         let clip = try RealtimeAudio.clip
         try client.append(RealtimeAudio.silence(seconds: 1) + (try RealtimeAudio.pcm(of: clip.path)))

@@ -47,6 +47,27 @@ final class RealtimeTestClient: Sendable {
 
     static func bearer(_ key: String) -> HTTPFields { [.authorization: "Bearer \(key)"] }
 
+    /// A `session.update` to 16 kHz PCM and PocketSphinx, with `turnDetection` (NSNull for manual commits).
+    static func update(turnDetection: Any) -> [String: Any] {
+        [
+            "type": "session.update",
+            "session": [
+                "type": "transcription",
+                "audio": [
+                    "input": [
+                        "format": ["type": "audio/pcm", "rate": 16_000],
+                        "transcription": ["model": "pocketsphinx-en-us"], "turn_detection": turnDetection,
+                    ]
+                ],
+            ],
+        ]
+    }
+
+    /// `server_vad` with a threshold of 0.5, 300 ms of prefix padding and 500 ms of silence.
+    static var serverVAD: [String: Any] {
+        ["type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300, "silence_duration_ms": 500]
+    }
+
     /// The subprotocols a browser sends: `realtime` and the key.
     static func subprotocol(_ key: String) -> HTTPFields {
         [.secWebSocketProtocol: "realtime, openai-insecure-api-key.\(key)"]

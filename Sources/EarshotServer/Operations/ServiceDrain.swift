@@ -9,11 +9,16 @@ import ServiceLifecycle
 /// taking connections without resetting any it has taken (``ServiceListener``), and the application
 /// closes it and finishes the requests in flight. With no delay that begins at once, and a balancer
 /// learns of the drain by the refused connection. Closing the listener starts the ``DrainDeadline``.
+///
+/// Then the Realtime sessions wind down (``RealtimeSessions``) before this returns, so each finishes
+/// the turn it is in and closes with 1001, rather than being closed at once with 1000 by the
+/// WebSocket handler's own shutdown, which begins only when the application's does.
 struct ServiceDrain: Service {
     let readiness: ServiceReadiness
     let delay: Duration
     let listener: ServiceListener
     let deadline: DrainDeadline
+    let realtimeSessions: RealtimeSessions
 
     func run() async throws {
         // Cancelled (the group is torn down without a graceful shutdown): nothing left to drain.
@@ -22,5 +27,6 @@ struct ServiceDrain: Service {
         try? await Task.sleep(for: delay)
         await listener.shut()
         deadline.start()
+        await realtimeSessions.windDown(deadline: deadline)
     }
 }

@@ -19,20 +19,37 @@ final class RealtimeInbox: Sendable {
     /// otherwise queue millions of them within it.
     static let overheadPerMessage = 256
 
+    /// What the service itself tells a session, in order with its client's messages.
+    enum Signal: Sendable {
+        /// The service is stopping: end the session once no turn is open (``RealtimeSessions``).
+        case windDown
+        /// The service's drain deadline has passed: commit the open turn, and end.
+        case commitNow
+    }
+
     /// A message as read, with the bytes it counts against the bound (its payload and
-    /// ``overheadPerMessage``).
+    /// ``overheadPerMessage``), or a signal from the service, which counts nothing.
     struct Message: Sendable {
-        let message: WebSocketMessage
+        enum Content: Sendable {
+            case client(WebSocketMessage)
+            case service(Signal)
+        }
+        let content: Content
         let bytes: Int
 
         init(_ message: WebSocketMessage) {
-            self.message = message
+            content = .client(message)
             let payload =
                 switch message {
                 case .text(let text): text.utf8.count
                 case .binary(let buffer): buffer.readableBytes
                 }
             bytes = payload + RealtimeInbox.overheadPerMessage
+        }
+
+        init(_ signal: Signal) {
+            content = .service(signal)
+            bytes = 0
         }
     }
 
@@ -96,6 +113,10 @@ final class RealtimeInbox: Sendable {
     func waiting(besides message: Message) -> Int {
         state.withLock { $0.bytes } - message.bytes
     }
+
+    /// Queues a signal from the service behind the messages already read; never waits, whatever the
+    /// bound.
+    func signal(_ signal: Signal) { queue.yield(Message(signal)) }
 
     /// No more messages: the handler's loop ends once it has taken what is queued.
     func finish() { queue.finish() }

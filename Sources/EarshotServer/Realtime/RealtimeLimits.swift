@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What one Realtime session may take from the service (`earshot serve --realtime-…`). A session
 /// holds one recognizer from its start to its end, and counts as one of its app's recognitions
@@ -45,22 +44,4 @@ public struct RealtimeLimits: Sendable, Hashable {
         self = limits
         self.maxMessageBytes = maxMessageBytes
     }
-}
-
-/// The Realtime sessions open now, against ``RealtimeLimits/maxSessions`` (read at each opening, so a
-/// reload takes effect for the next session).
-final class RealtimeSessions: Sendable {
-    private let open = Mutex(0)
-
-    func take(limit: Int) -> Bool {
-        open.withLock { open in
-            guard open < limit else { return false }
-            open += 1
-            return true
-        }
-    }
-
-    func give() { open.withLock { $0 -= 1 } }
-
-    var count: Int { open.withLock { $0 } }
 }

@@ -22,7 +22,8 @@ struct RealtimeRoute: Sendable {
     let live: LiveConfiguration
     /// The recognitions each app runs, shared with the upload routes.
     let apps: AppRecognitions
-    let sessions = RealtimeSessions()
+    /// The sessions open, which the service's graceful shutdown winds down.
+    let sessions: RealtimeSessions
     let executor: BlockingExecutor
     let metrics: ServiceMetrics
 

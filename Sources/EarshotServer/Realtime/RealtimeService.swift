@@ -13,7 +13,7 @@ extension SpeechService {
         let secrets = RealtimeClientSecrets(tokenKey: configuration.tokenKey)
         let realtime = RealtimeRoute(
             authority: authority, secrets: secrets, pools: pools, live: live, apps: upload.apps,
-            executor: pools.primary.pool.executor, metrics: metrics)
+            sessions: realtimeSessions, executor: pools.primary.pool.executor, metrics: metrics)
         webSocketRouter.ws("/v1/realtime", shouldUpgrade: { request, _ in realtime.shouldUpgrade(request) }) {
             inbound, outbound, context in
             try await realtime.serve(inbound, outbound, context: context)

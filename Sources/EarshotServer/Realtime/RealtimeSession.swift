@@ -63,6 +63,8 @@ struct RealtimeSession: Sendable {
                 return nil
             }
             let inbox = RealtimeInbox(maxBytes: limits.maxUnhandledBytes)
+            route.sessions.enroll(inbox)
+            defer { route.sessions.leave(inbox) }
             var end = await withTaskGroup(of: End.self) { inner in
                 inner.addTask { await receive(inbound, into: inbox, activity: lastActivity) }
                 inner.addTask(executorPreference: route.executor) {
@@ -104,7 +106,10 @@ struct RealtimeSession: Sendable {
                 await inbox.put(RealtimeInbox.Message(message))
                 try Task.checkCancellation()
             }
-            return End(reason: "the client closed the session", close: nil)
+            return End(
+                reason: route.sessions.isWindingDown
+                    ? "the connection closed while the service shut down" : "the client closed the session",
+                close: nil)
         } catch is CancellationError {
             return End(reason: "ended", close: nil)
         } catch {
@@ -142,14 +147,29 @@ struct RealtimeSession: Sendable {
         let expiresAt = Int(Date().timeIntervalSince1970 + limits.maxSessionDuration.inSeconds)
         send(RealtimeServerEvent.session("session.created", settings.sessionObject(id: id, expiresAt: expiresAt)))
         var messages = inbox.messages.makeAsyncIterator()
+        // The service is stopping: the session ends once no turn is open (``RealtimeSessions``).
+        var windingDown = false
         do {
             while let item = await messages.next() {
+                let message: WebSocketMessage
+                switch item.content {
+                case .client(let received): message = received
+                case .service(.windDown):
+                    windingDown = true
+                    if !transcriber.isInTurn { return shutDown(send: send) }
+                    continue
+                case .service(.commitNow):
+                    if transcriber.isInTurn, let outputs = try? transcriber.commit() {
+                        for output in outputs { send(RealtimeServerEvent.output(output)) }
+                    }
+                    return shutDown(send: send)
+                }
                 defer {
                     inbox.handled(item)
                     activity.handled(audioSeconds: transcriber.audioSeconds)
                 }
                 try Task.checkCancellation()
-                guard case .text(let text) = item.message else {
+                guard case .text(let text) = message else {
                     send(
                         RealtimeServerEvent.error(
                             RealtimeRefusal(
@@ -175,9 +195,10 @@ struct RealtimeSession: Sendable {
                         let behind =
                             Double(inbox.waiting(besides: item))
                             / transcriber.settings.format.messageBytesPerSecond
-                        for output in try transcriber.append(bytes, partial: behind <= Self.caughtUp) {
-                            send(RealtimeServerEvent.output(output))
-                        }
+                        let outputs = try transcriber.append(bytes, partial: behind <= Self.caughtUp)
+                        for output in outputs { send(RealtimeServerEvent.output(output)) }
+                        // Stopping: the turn that was open has ended; audio after it is not taken up.
+                        if windingDown, outputs.contains(where: \.endsTurn) { return shutDown(send: send) }
                     case .commit:
                         for output in try transcriber.commit() { send(RealtimeServerEvent.output(output)) }
                     case .clear:
@@ -195,6 +216,7 @@ struct RealtimeSession: Sendable {
                     failure.eventID = eventID
                     send(RealtimeServerEvent.error(failure))
                 }
+                if windingDown, !transcriber.isInTurn { return shutDown(send: send) }
                 // Back-pressure: audio ahead of real time by more than the allowance is not read yet.
                 let ahead = transcriber.audioSeconds - (ContinuousClock.now - started).inSeconds
                 if ahead > limits.maxAudioAhead {
@@ -205,6 +227,16 @@ struct RealtimeSession: Sendable {
         } catch {
             return End(reason: "ended", close: nil)
         }
+    }
+
+    /// The end of a session the service's shutdown closes: an `error` event saying so, then 1001.
+    private func shutDown(send: @Sendable (String) -> Void) -> End {
+        send(
+            RealtimeServerEvent.error(
+                RealtimeRefusal(
+                    type: "server_error", code: "server_shutting_down",
+                    message: "the service is shutting down; open a new session")))
+        return End(reason: "the service is shutting down", close: .goingAway)
     }
 
     /// The session's recognizer for another model: the old one goes back first, so a service whose

@@ -32,6 +32,14 @@ final class RealtimeTranscriber {
         case delta(itemID: String, text: String)
         case completed(itemID: String, transcript: String, audioSeconds: Double)
         case failed(itemID: String, message: String)
+
+        /// Whether this output ends a turn (its transcript or its failure).
+        var endsTurn: Bool {
+            switch self {
+            case .completed, .failed: true
+            default: false
+            }
+        }
     }
 
     private(set) var settings: RealtimeSessionSettings
