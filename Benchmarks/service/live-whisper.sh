@@ -8,6 +8,8 @@
 # Usage: live-whisper.sh [EARSHOT_BINARY] [STREAMS] [DURATION_S] [CORPUS]
 # MODES compares other servers instead: space-separated NAME=SERVE_FLAGS (flags joined by commas), e.g.
 #   MODES="fitted=--live-encoder-window,fitted full=--live-encoder-window,full" live-whisper.sh
+# A NAME of the form LABEL@BINARY serves with another build of earshot (the load is always EARSHOT_BINARY's
+# bench), to compare two commits side by side, e.g. MODES="before@/tmp/old/earshot=--early-decode after=--early-decode".
 set -euo pipefail
 earshot=${1:-.build/release/earshot}
 streams=${2:-1,8}
@@ -24,7 +26,9 @@ stamp=$(date +%Y%m%d-%H%M)
 for spec in ${MODES:-early-decode=--early-decode no-early-decode=--no-early-decode}; do
     mode=${spec%%=*}
     IFS=, read -r -a flags <<< "${spec#*=}"
-    "$earshot" serve --port 0 --credentials "$work/apps.txt" --log-level warning "${flags[@]}" 2> "$work/serve.log" &
+    serving=$earshot
+    if [[ $mode == *@* ]]; then serving=${mode#*@}; mode=${mode%%@*}; fi
+    "$serving" serve --port 0 --credentials "$work/apps.txt" --log-level warning "${flags[@]}" 2> "$work/serve.log" &
     server=$!
     port=
     for _ in $(seq 300); do

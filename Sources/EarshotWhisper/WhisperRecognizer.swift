@@ -8,9 +8,12 @@ import Foundation
 ///
 /// Whisper reads a whole window at once, so audio is gathered as it arrives and decoded at
 /// ``endUtterance()``; an utterance longer than 30 s is decoded window by window. ``partialResult()``
-/// re-decodes the audio so far greedily (no fallback, no word times) at most once per second of new
-/// audio and reports the words that two consecutive decodes agree on, so a live client sees text that
-/// does not flicker.
+/// decodes the audio so far greedily (no fallback, no word times) at most once per second of new
+/// audio and reports the words confirmed so far: whisper_streaming's LocalAgreement-2 policy, where
+/// the words two consecutive decodes agree on are confirmed, and each later decode continues the
+/// confirmed words (``WhisperOptions/prefix``) rather than decoding them again. A live client sees
+/// text that only grows, and a partial decode's search covers only the words not yet confirmed.
+/// The final decode is independent of the partials: a file's words, whatever the partials said.
 ///
 /// Audio that never rises above −50 dBFS (digital silence, an idle line) gives no hypothesis and is not
 /// decoded: Whisper, asked to transcribe silence, writes a likely word ("You", with a no-speech
@@ -56,7 +59,8 @@ public final class WhisperRecognizer: Recognizer {
         /// speed, for offline replays.
         case everySecondOfAudio
     }
-    private var agreedPrefix: [Int] = []
+    /// The utterance's confirmed text tokens: only ever extended, and continued by each partial decode.
+    private var confirmed: [Int] = []
     /// The final decode begun when the speaker paused (``speechPaused()``), if any.
     private var speculation: WhisperSpeculation?
     /// Final decodes begun early, over all utterances: begun, used as the result, and stopped by
@@ -92,7 +96,7 @@ public final class WhisperRecognizer: Recognizer {
         lastPartial = nil
         lastPartialTiming = nil
         utterancePartialDecodes = 0
-        agreedPrefix = []
+        confirmed = []
     }
 
     public func accept(_ buffer: AudioBuffer) throws {
@@ -198,21 +202,47 @@ public final class WhisperRecognizer: Recognizer {
             options.beamSize = 1
             options.temperatures = [0]
             options.wordTimestamps = false
+            // Within one window, the decode continues the confirmed words (a longer utterance is decoded
+            // window by window, and the confirmed words then stand as they are).
+            if samples.count <= Self.maxSpeculativeSamples, confirmed.count <= model.dimensions.textContext / 4 {
+                options.prefix = confirmed
+            }
             let segments = try samples.withUnsafeBufferPointer {
                 try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled })
             }
             let tokens = segments.flatMap(\.tokens).filter { $0 < model.tokenizer.endOfText }
             if let previous = lastPartial?.tokens {
-                agreedPrefix = Array(zip(previous, tokens).prefix { $0 == $1 }.map(\.0))
+                confirmed += Self.agreedWords(previous, tokens, after: confirmed, tokenizer: model.tokenizer)
             }
             lastPartial = (samples.count, tokens)
         }
         return agreedResult()
     }
 
-    /// The partial result of the tokens two consecutive partial decodes agreed on.
+    /// The whole words that follow `confirmed` in both `previous` and `latest` (two consecutive partial
+    /// decodes' text tokens), the same in both: LocalAgreement-2. A word is whole when, in each decode,
+    /// the token after it begins a new word (a leading space) or the decode ends there, so the confirmed
+    /// text never ends partway through a word. Nothing, when either decode does not begin with `confirmed`.
+    static func agreedWords(_ previous: [Int], _ latest: [Int], after confirmed: [Int], tokenizer: WhisperTokenizer)
+        -> [Int]
+    {
+        guard previous.starts(with: confirmed), latest.starts(with: confirmed) else { return [] }
+        let (old, new) = (previous.dropFirst(confirmed.count), latest.dropFirst(confirmed.count))
+        var agreed = zip(old, new).prefix { $0 == $1 }.count
+        func beginsWord(_ token: Int) -> Bool { tokenizer.decode([token]).hasPrefix(" ") }
+        // Whole words: in each decode, the agreement ends it or a new word follows.
+        let next = [new.dropFirst(agreed).first, old.dropFirst(agreed).first].compactMap { $0 }
+        if !next.allSatisfy(beginsWord) {
+            // Partway through a word: back to that word's start.
+            while agreed > 0, !beginsWord(new[new.startIndex + agreed - 1]) { agreed -= 1 }
+            agreed = max(agreed - 1, 0)
+        }
+        return Array(new.prefix(agreed))
+    }
+
+    /// The partial result of the confirmed tokens.
     private func agreedResult() -> RecognitionResult? {
-        let text = model.tokenizer.decode(agreedPrefix).trimmingCharacters(in: .whitespaces)
+        let text = model.tokenizer.decode(confirmed).trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty, let startFrame else { return nil }
         return RecognitionResult(
             hypotheses: [Hypothesis(text: text, confidence: nil, words: [])], start: mediaTime(startFrame),

@@ -63,8 +63,9 @@ import Testing
         }
         let (at, reason) = try #require(Self.stopped(events))
         #expect(reason == .manualStop)
-        // 1.5 s at twice real time is 3 s of audio; the clip is longer.
-        #expect(at.seconds > 2 && at.seconds < 5)
+        // 1.5 s at twice real time is 3 s of audio, the most a paced source can have given by then (a
+        // machine running every suite at once gives less: 1.9 s was seen); the clip is longer.
+        #expect(at.seconds > 0.5 && at.seconds < 5, "\(at.seconds) s")
         #expect((try SpeechClientTests.outcome(events)?.get())?.statusCode == 200)
         try await server.stop()
     }

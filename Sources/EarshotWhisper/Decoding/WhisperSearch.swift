@@ -81,7 +81,15 @@ struct WhisperSearch {
     }
 
     /// Decodes after `prompt` on the encoding the decoder has ``WhisperDecoder/begin(encoderOutput:)``-ed.
-    func run(prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil) throws -> Result {
+    ///
+    /// With `forced` tokens (greedy search only), the decode continues them: they are run in one pass
+    /// after the start token, as if generated, and the hypothesis holds only what follows them (the
+    /// `prefix` of faster-whisper's `transcribe`, used for partial results that extend the text two
+    /// decodes agreed on).
+    func run(prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil, forced: [Int] = []) throws -> Result {
+        if !forced.isEmpty, strategy != .greedy {
+            throw EarshotError(.invalidParameter, "whisper: a forced prefix is decoded by greedy search only")
+        }
         let tokenizer = filter.tokenizer
         let vocabulary = tokenizer.count
         let context = decoder.model.dimensions.textContext
@@ -103,15 +111,22 @@ struct WhisperSearch {
                 noSpeech = LogProbabilities.probability(of: tokenizer.noSpeech, decoder.logits, count: vocabulary)
             }
         }
-        let limit = min(context / 2, context - start)
+        let limit = min(context / 2, context - start - forced.count)
+        guard limit > 0 else {
+            throw EarshotError(.invalidParameter, "whisper: a forced prefix of \(forced.count) tokens leaves no room")
+        }
         let maxSteps = min(requested ?? limit, limit)
         decoder.run(tokens: [prompt[start]], perHypothesis: 1, logitRows: [0])
         if start == startIndex {
             noSpeech = LogProbabilities.probability(of: tokenizer.noSpeech, decoder.logits, count: vocabulary)
         }
+        if !forced.isEmpty {
+            try checkCancellation()
+            decoder.run(tokens: forced, perHypothesis: forced.count, logitRows: [forced.count - 1])
+        }
         let hypotheses: [Hypothesis]
         switch strategy {
-        case .greedy: hypotheses = [try greedy(maxSteps: maxSteps)]
+        case .greedy: hypotheses = [try greedy(maxSteps: maxSteps, after: forced)]
         case .beam(let size, let patience): hypotheses = try beam(size: size, patience: patience, maxSteps: maxSteps)
         case .sample(let temperature, let count, let seed):
             hypotheses = try sample(temperature: temperature, count: count, seed: seed, maxSteps: maxSteps)
@@ -149,21 +164,24 @@ struct WhisperSearch {
         if isCancelled() { throw EarshotError(.canceled, "whisper: decoding cancelled") }
     }
 
-    private func greedy(maxSteps: Int) throws -> Hypothesis {
+    /// `forced`: tokens already run, which the filter counts as generated.
+    private func greedy(maxSteps: Int, after forced: [Int]) throws -> Hypothesis {
         let vocabulary = filter.tokenizer.count
         var tokens: [Int] = []
+        var generated = forced
         var perToken: [Float] = []
         var sum: Float = 0
         var biasSum: Float = 0
         for step in 0..<maxSteps {
             try checkCancellation()
-            let (row, scores) = rows(0, generated: tokens)
+            let (row, scores) = rows(0, generated: generated)
             var best = 0
             for token in 1..<vocabulary where scores[token] > scores[best] { best = token }
             sum += row[best]
             if bias != nil { biasSum += scores[best] - row[best] }
             if best == filter.tokenizer.endOfText { break }
             tokens.append(best)
+            generated.append(best)
             perToken.append(row[best])
             if step + 1 == maxSteps { break }
             decoder.run(tokens: [best], perHypothesis: 1, logitRows: [0])

@@ -61,6 +61,11 @@ public struct WhisperOptions: Sendable, Equatable {
     /// its CPU and the listener's wait for about one WER point (BENCHMARKS.md). Partial results always
     /// use the fitted rule: they are provisional. A transcriber ignores it.
     public var liveEncoderWindow: WhisperEncoderWindow
+    /// Text tokens the first window's decode must begin with, continued rather than decoded again
+    /// (faster-whisper's `prefix`, as tokens): greedy decoding only (`beamSize` 1, `temperatures`
+    /// `[0]`), at most a quarter of the model's text context. How a ``WhisperRecognizer``'s
+    /// partial results extend the text two decodes agreed on.
+    public var prefix: [Int] = []
 
     public init(
         beamSize: Int = defaultBeamSize, patience: Double = 1, lengthPenalty: Double = 1,
@@ -120,6 +125,9 @@ public struct WhisperOptions: Sendable, Equatable {
         if let problem = encoderWindow.problem { throw fail("encoderWindow \(encoderWindow)", problem) }
         if let problem = liveEncoderWindow.problem {
             throw fail("liveEncoderWindow \(liveEncoderWindow)", problem)
+        }
+        if !prefix.isEmpty, beamSize != 1 || temperatures != [0] {
+            throw fail("prefix (\(prefix.count) tokens)", "greedy decoding (beamSize 1, temperatures [0])")
         }
         if let initialPrompt, initialPrompt.utf8.count > 4096 {
             throw fail("initialPrompt (\(initialPrompt.utf8.count) bytes)", "at most 4 096 bytes")

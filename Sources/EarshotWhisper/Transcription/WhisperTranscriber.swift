@@ -85,6 +85,12 @@ public final class WhisperTranscriber {
         let (frames, features) = spectrogram(samples)
         let contentFrames = frames - 1
         let windowFrames = encoder.inputFrames
+        if options.prefix.count > model.dimensions.textContext / 4 {
+            throw EarshotError(
+                .invalidParameter,
+                "whisper: prefix of \(options.prefix.count) tokens; expected at most "
+                    + "\(model.dimensions.textContext / 4) (a quarter of the text context)")
+        }
         let language = try languageFor(features: features, frames: frames, options: options)
         self.language = language
         let startSequence = try tokenizer.startSequence(language: language.code)
@@ -134,6 +140,10 @@ public final class WhisperTranscriber {
             }
             prompt += startSequence
             if options.withoutTimestamps { prompt.append(tokenizer.noTimestamps) }
+            // The first window continues the prefix, from the window's first timestamp when it has them.
+            let forced =
+                seek == 0 && !options.prefix.isEmpty
+                ? (options.withoutTimestamps ? [] : [tokenizer.timestampBegin]) + options.prefix : []
 
             var decoded: Decoded
             if fitted {
@@ -146,8 +156,8 @@ public final class WhisperTranscriber {
                 once.temperatures = Array(options.temperatures.prefix(1))
                 let cap = 16 + 10 * size / Int(Self.framesPerSecond)
                 decoded = try decodeWithFallback(
-                    search: search, prompt: prompt, seed: UInt64(seek), options: once, maxSteps: cap)
-                let saysNothing = !decoded.tokens.contains { $0 < tokenizer.endOfText }
+                    search: search, prompt: prompt, seed: UInt64(seek), options: once, maxSteps: cap, forced: forced)
+                let saysNothing = !(forced + decoded.tokens).contains { $0 < tokenizer.endOfText }
                 let looped = decoded.tokens.count >= cap - 1
                 if looped || needsFallback(decoded, options: options) || saysNothing
                     || isSilent(decoded, options: options)
@@ -157,11 +167,13 @@ public final class WhisperTranscriber {
                     fitted = false
                     try encode()
                     decoded = try decodeWithFallback(
-                        search: search, prompt: prompt, seed: UInt64(seek), options: options)
+                        search: search, prompt: prompt, seed: UInt64(seek), options: options, forced: forced)
                 }
             } else {
-                decoded = try decodeWithFallback(search: search, prompt: prompt, seed: UInt64(seek), options: options)
+                decoded = try decodeWithFallback(
+                    search: search, prompt: prompt, seed: UInt64(seek), options: options, forced: forced)
             }
+            decoded.tokens = forced + decoded.tokens
             if isSilent(decoded, options: options) {
                 seek += size
                 continue
@@ -302,8 +314,11 @@ public final class WhisperTranscriber {
     /// at each higher temperature while the text compresses too well or the average log-probability is
     /// too low (unless the window is silence); if every try fails, the likeliest of those that were not
     /// repetitive.
+    /// `forced` tokens are continued (``WhisperSearch/run(prompt:strategy:maxSteps:forced:)``); the
+    /// decode's tokens are what follows them.
     private func decodeWithFallback(
-        search: WhisperSearch, prompt: [Int], seed: UInt64, options: WhisperOptions, maxSteps: Int? = nil
+        search: WhisperSearch, prompt: [Int], seed: UInt64, options: WhisperOptions, maxSteps: Int? = nil,
+        forced: [Int] = []
     ) throws -> Decoded {
         var all: [Decoded] = []
         var notRepetitive: [Decoded] = []
@@ -315,7 +330,7 @@ public final class WhisperTranscriber {
                 temperature > 0
                 ? .sample(temperature: temperature, count: options.bestOf, seed: seed &* 1_000_003 &+ UInt64(attempt))
                 : (options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
-            let result = try search.run(prompt: prompt, strategy: strategy, maxSteps: maxSteps)
+            let result = try search.run(prompt: prompt, strategy: strategy, maxSteps: maxSteps, forced: forced)
             let best =
                 result.hypotheses.first
                 ?? WhisperSearch.Hypothesis(tokens: [], logProbability: 0, bias: 0, score: 0, tokenLogProbabilities: [])
