@@ -6,7 +6,8 @@ the language left to detect (faster-whisper's default: the first 30 s).
 
 Recorded per clip: the detected language and its probability, the five likeliest languages, and the
 tokens, times, log-probabilities and words of every segment, plus the first window decoded once (the
-language token faster-whisper put in its prompt included).
+language token faster-whisper put in its prompt included); for the eSpeak NG sentences, their
+translation into English too (task "translate", greedy, no word timestamps).
 
 The clips are 16 kHz mono 16-bit WAV files that the test rebuilds byte for byte, so none is committed:
   - a sentence each in French, German and Spanish spoken by eSpeak NG (`espeak-ng -v LANG -w`, 22 050 Hz),
@@ -65,6 +66,12 @@ def transcribe(model, audio):
     return info.language, info.language_probability, top, segments
 
 
+def translate(model, audio):
+    """English text from the clip (task "translate"), greedy, without word timestamps."""
+    segments, _ = model.transcribe(audio, beam_size=1, temperature=0.0, word_timestamps=False, task="translate")
+    return [{"start": s.start, "end": s.end, "text": s.text, "tokens": list(s.tokens)} for s in segments]
+
+
 def first_window(model, audio, language):
     """The first window decoded once at temperature 0 with the detected language."""
     features = model.feature_extractor(audio)
@@ -93,6 +100,8 @@ def main():
             entry.update({"sha256": sha256(clip["path"]), "samples": len(audio), "language": language,
                           "language_probability": probability, "top_languages": top, "greedy": segments,
                           "first_window": first_window(model, audio, language)})
+            if "voice" in clip:
+                entry["translate"] = translate(model, audio)
             results.append(entry)
             print(clip["name"], language, "%.4f" % probability, " | ".join(s["text"] for s in segments),
                   file=sys.stderr)

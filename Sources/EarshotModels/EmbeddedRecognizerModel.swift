@@ -92,6 +92,19 @@ public struct EmbeddedRecognizerModel: Sendable {
         }
     }
 
+    /// Refuses translation unless this model translates (a multilingual Whisper), naming the model.
+    public func requireTask(_ task: WhisperTask) throws {
+        switch engine {
+        case .whisper(let model, _): try model.requireTask(task)
+        case .pocketSphinx(let configuration):
+            guard task == .translate else { return }
+            throw EarshotError(
+                .invalidParameter,
+                "task translate: PocketSphinx (\(configuration.acousticModel)) transcribes English only; translating "
+                    + "needs a multilingual Whisper model (`earshot models fetch whisper-base`)")
+        }
+    }
+
     /// Where its files are: the Whisper folder, or PocketSphinx's acoustic model.
     public var location: String {
         switch engine {

@@ -23,6 +23,7 @@ public enum RecognizerSelection {
         // A language the model does not speak stops the command (exit status 1) before any audio is read,
         // whichever recognizer the rule chose: never a silent English decode.
         if let language = whisperOptions.language { try model.requireLanguage(language) }
+        try model.requireTask(whisperOptions.task)
         return model
     }
 

@@ -1,7 +1,9 @@
 /// What a request may ask of a recognizer beyond its audio, by the names OpenAI's transcription API
 /// gives them: the language spoken, a prompt (the text before the audio, or words and spellings to
-/// expect), and a sampling temperature. A recognizer takes what it can use (Whisper all three) and
-/// ignores the rest; each applies to the next utterance only.
+/// expect), and a sampling temperature; and whether to translate into English (OpenAI's translations
+/// endpoint). A recognizer takes what it can use (Whisper all of them) and ignores the rest, except a
+/// translation, which a recognizer that cannot translate refuses; each applies to the next utterance
+/// only.
 public struct RecognitionRequestOptions: Sendable, Equatable {
     /// An ISO-639-1 code (`en`), or nil to let the recognizer decide.
     public var language: String?
@@ -9,11 +11,14 @@ public struct RecognitionRequestOptions: Sendable, Equatable {
     public var prompt: String?
     /// 0 for the most likely reading, up to 1 for more varied ones; nil for the recognizer's default.
     public var temperature: Double?
+    /// English text whatever the language spoken.
+    public var translate: Bool
 
-    public init(language: String? = nil, prompt: String? = nil, temperature: Double? = nil) {
+    public init(language: String? = nil, prompt: String? = nil, temperature: Double? = nil, translate: Bool = false) {
         self.language = language
         self.prompt = prompt
         self.temperature = temperature
+        self.translate = translate
     }
 
     /// No options: the recognizer's defaults.

@@ -78,7 +78,13 @@ extension Recognizer {
 
     public mutating func speechResumed() {}
 
-    public mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws {}
+    /// Takes nothing, and refuses a translation: this recognizer writes what it hears.
+    public mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws {
+        if options.translate {
+            throw EarshotError(
+                .invalidParameter, "translate: this recognizer transcribes English; it does not translate")
+        }
+    }
 
     public mutating func abandonUtterance() {
         _ = try? endUtterance()

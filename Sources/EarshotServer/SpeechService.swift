@@ -103,6 +103,9 @@ public struct SpeechService: Sendable {
         router.post("/v1/audio/transcriptions") { request, context in
             await openAI.transcribe(request, context: context)
         }
+        router.post("/v1/audio/translations") { request, context in
+            await openAI.transcribe(request, context: context, translate: true)
+        }
         router.get("/v1/models") { request, _ in await openAI.models(request) }
         let syntheses = SynthesisAdmission(limit: configuration.maxSyntheses)
         let openAISpeech = OpenAISpeechRoute(authority: authority, live: live, admission: syntheses)

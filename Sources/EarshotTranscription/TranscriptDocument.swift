@@ -13,6 +13,8 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     /// Whisper's search and prompt.
     public var beamSize: Int?
     public var language: String?
+    /// `translate` when Whisper translated into English (absent when it transcribed).
+    public var task: String?
     public var prompt: String?
     /// The service's URL and the wire format segments were sent in, for `transcribe --service`.
     public var service: String?
@@ -48,16 +50,18 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     }
 
     /// The parameters of Whisper with the model `id` from `directory`, searched with `beamSize` (1:
-    /// greedy), given `language` and `prompt`, run with `settings`.
+    /// greedy), given `language` and `prompt`, translating into English with `translate`, run with
+    /// `settings`.
     public init(
         whisper id: String, directory: String, beamSize: Int, language: String?, prompt: String?,
-        settings: TranscriptionSettings
+        translate: Bool = false, settings: TranscriptionSettings
     ) {
         self.init(recognizer: "whisper", settings: settings)
         model = id
         modelDirectory = directory
         self.beamSize = beamSize
         self.language = language
+        task = translate ? "translate" : nil
         self.prompt = prompt
     }
 
@@ -81,7 +85,7 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case recognizer, model, service, dictionary, jobs, detector, resampler, decoder, language, prompt
+        case recognizer, model, service, dictionary, jobs, detector, resampler, decoder, language, task, prompt
         case modelDirectory = "model_directory", beamSize = "beam_size"
         case decoderArguments = "decoder_arguments"
         case audioFormat = "audio_format"

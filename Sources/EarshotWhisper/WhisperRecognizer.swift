@@ -127,6 +127,7 @@ public final class WhisperRecognizer: Recognizer {
 
     public func setRequestOptions(_ options: RecognitionRequestOptions) throws {
         if let language = options.language { try model.requireLanguage(language) }
+        if options.translate { try model.requireTask(.translate) }
         if let temperature = options.temperature, !(0...1).contains(temperature) {
             throw EarshotError(.invalidParameter, "temperature \(temperature): expected 0 to 1")
         }
@@ -139,6 +140,7 @@ public final class WhisperRecognizer: Recognizer {
         var options = self.options
         if let language = requestOptions.language { options.language = language }
         if let prompt = requestOptions.prompt, !prompt.isEmpty { options.initialPrompt = prompt }
+        if requestOptions.translate { options.task = .translate }
         if let temperature = requestOptions.temperature, temperature > 0 {
             options.temperatures = stride(from: temperature, through: 1.000_001, by: 0.2).map { min($0, 1) }
         }

@@ -6,6 +6,7 @@ import EarshotWhisper
 import Foundation
 
 extension RecognizerKind: ExpressibleByArgument {}
+extension WhisperTask: ExpressibleByArgument {}
 
 /// The embedded recognizer and its settings, for every command that runs one (`transcribe`, `serve`,
 /// `bench --embedded`): `--recognizer`, Whisper's model, beam, language and prompt, PocketSphinx's
@@ -146,11 +147,12 @@ struct RecognizerOptions: ParsableArguments {
         if let (option, _) = given { throw ValidationError("\(option) sets the embedded recognizer; \(why)") }
     }
 
-    /// Whisper's decoding options from the flags and the command's `--language`.
-    func whisperOptions(language: String?) -> WhisperOptions {
+    /// Whisper's decoding options from the flags and the command's `--language` and `--task`.
+    func whisperOptions(language: String?, task: WhisperTask = .transcribe) -> WhisperOptions {
         var options = WhisperOptions()
         if let beamSize { options.beamSize = beamSize }
         options.language = language
+        options.task = task
         options.initialPrompt = prompt
         if let window = encoderWindow.flatMap(WhisperEncoderWindow.init) { options.encoderWindow = window }
         if let window = liveEncoderWindow.flatMap(WhisperEncoderWindow.init) { options.liveEncoderWindow = window }
@@ -164,12 +166,13 @@ struct RecognizerOptions: ParsableArguments {
             ?? .default(preset: preset)
     }
 
-    /// Loads the model these options choose (Whisper decoding `language` when it is multilingual),
-    /// noting on stderr which one runs when it is not the one the default rule would pick.
-    func resolve(language: String? = nil) throws -> EmbeddedRecognizerModel {
+    /// Loads the model these options choose (Whisper decoding `language` when it is multilingual, and
+    /// translating with `task` translate), noting on stderr which one runs when it is not the one the
+    /// default rule would pick.
+    func resolve(language: String? = nil, task: WhisperTask = .transcribe) throws -> EmbeddedRecognizerModel {
         let model = try RecognizerSelection.resolve(
             requested, whisperModel: whisperModel, environment: ProcessInfo.processInfo.environment,
-            whisperOptions: whisperOptions(language: language), pocketSphinx: pocketSphinx
+            whisperOptions: whisperOptions(language: language, task: task), pocketSphinx: pocketSphinx
         ) { line in
             Messages.write(line, level: "note")
         }

@@ -13,7 +13,8 @@ import Testing
 /// spoken by eSpeak NG (rebuilt here byte for byte) and one LibriVox clip.
 ///
 /// The detected language must be the reference's, its probability within 1e-3; the tokens, segment
-/// times and word times exactly the reference's, as ``WhisperParityTests`` holds tiny.en to them.
+/// times and word times exactly the reference's, as ``WhisperParityTests`` holds tiny.en to them; and
+/// translated into English (`task="translate"`), the same tokens, text and segment times.
 @Suite(.computing) struct WhisperMultilingualParityTests {
     struct Reference: Decodable {
         struct Clip: Decodable {
@@ -27,6 +28,14 @@ import Testing
             var language_probability: Double
             var greedy: [WhisperFixtures.Reference.Segment]
             var first_window: FirstWindow
+            /// The sentence translated into English (eSpeak NG's clips only).
+            var translate: [Translated]?
+        }
+        struct Translated: Decodable {
+            var start: Double
+            var end: Double
+            var text: String
+            var tokens: [Int]
         }
         struct FirstWindow: Decodable {
             var prompt: [Int]
@@ -45,6 +54,9 @@ import Testing
     }
 
     static let clipNames: [String] = (try? reference.get().clips.map(\.name)) ?? []
+    /// The clips in another language than English.
+    static let translatedClipNames: [String] =
+        (try? reference.get().clips.filter { $0.translate != nil }.map(\.name)) ?? []
 
     /// Whisper base, found by name as `--whisper-model whisper-base` finds it (`make models` installs it).
     static let model: Result<WhisperModel, any Error> = Result {
@@ -125,5 +137,37 @@ import Testing
         #expect(transcriber.language?.code == reference.language)
         #expect(abs((transcriber.language?.probability ?? 0) - reference.language_probability) < 1e-3)
         WhisperParityTests().compare(ours, reference.greedy, "\(name) greedy")
+    }
+
+    /// English from French, German and Spanish, as `transcribe(task="translate", beam_size=1,
+    /// temperature=0, word_timestamps=False)`: the same tokens, text and segment times.
+    @Test(arguments: translatedClipNames)
+    func translationsMatchFasterWhisperGreedy(name: String) throws {
+        let (reference, samples) = try clip(name)
+        let expected = try #require(reference.translate)
+        let transcriber = try WhisperTranscriber(model: try Self.model.get())
+        var options = WhisperOptions(beamSize: 1, temperatures: [0], wordTimestamps: false)
+        options.task = .translate
+        let ours = try samples.withUnsafeBufferPointer { try transcriber.transcribe($0, options: options) }
+        #expect(transcriber.language?.code == reference.language, "the language spoken, not English")
+        #expect(ours.map(\.tokens) == expected.map(\.tokens), "\(name): \(ours.map(\.text)) vs \(expected.map(\.text))")
+        #expect(ours.map(\.text) == expected.map(\.text))
+        for (segment, reference) in zip(ours, expected) {
+            #expect(abs(segment.start - reference.start) < 1e-3 && abs(segment.end - reference.end) < 1e-3, "\(name)")
+        }
+    }
+
+    /// English-only models do not translate: refused naming the model, never a transcript passed off as
+    /// a translation.
+    @Test func anEnglishOnlyModelRefusesToTranslate() throws {
+        let tiny = try WhisperFixtures.model()
+        var options = WhisperOptions(beamSize: 1, temperatures: [0])
+        options.task = .translate
+        let transcriber = try WhisperTranscriber(model: tiny)
+        let samples = [Float](repeating: 0.1, count: 16_000)
+        let error = try #require(
+            throws: EarshotError.self,
+            performing: { try samples.withUnsafeBufferPointer { try transcriber.transcribe($0, options: options) } })
+        #expect(error.message.contains("tiny.en") && error.message.contains("English only"), "\(error.message)")
     }
 }

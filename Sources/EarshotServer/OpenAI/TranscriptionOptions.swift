@@ -15,6 +15,8 @@ struct TranscriptionOptions: Sendable, Equatable {
     var responseFormat = ResponseFormat.json
     var temperature = 0.0
     var granularities: Set<Granularity> = []
+    /// The request came to `/v1/audio/translations`: English text whatever the language spoken.
+    var translate = false
 
     /// Sets field `name`: `modelIDs` are the models a request may name (OpenAI's `whisper-1` among them),
     /// `languages` the ISO-639-1 codes some model transcribes. Fields this service does not know are

@@ -38,7 +38,11 @@ struct TranscriptionResponse {
             return (Data(SubtitleWriter.vtt(cues).utf8), "text/vtt; charset=utf-8")
         case .verboseJSON:
             let granularities = options.granularities.isEmpty ? [.segment] : options.granularities
-            var document = Verbose(language: "english", duration: Self.rounded(duration), text: result.text)
+            // The language heard (a multilingual model's detection, or the one asked for), by name.
+            var document = Verbose(
+                task: options.translate ? "translate" : "transcribe",
+                language: result.language.flatMap(LanguageNames.name) ?? "english", duration: Self.rounded(duration),
+                text: result.text)
             if granularities.contains(.segment) {
                 document.segments = segments(cues, words: words)
             }

@@ -7,8 +7,10 @@ import Logging
 import NIOHTTP1
 import Synchronization
 
-/// `POST /v1/audio/transcriptions` and `GET /v1/models`: OpenAI's transcription API over the same
-/// recognizer pool, upload rules and tokens as the Speech API.
+/// `POST /v1/audio/transcriptions`, `POST /v1/audio/translations` and `GET /v1/models`: OpenAI's
+/// transcription API over the same recognizer pool, upload rules and tokens as the Speech API. A
+/// translation is a transcription whose text is English whatever the language spoken: a multilingual
+/// Whisper model's `translate` task; a model that cannot translate is refused with a 400 naming it.
 ///
 /// The key is `Authorization: Bearer …` with an access token of scope `SPEECH` from `/oauth/token`,
 /// so one credential serves both APIs. The `file` part streams into a recognizer as it arrives (see
@@ -30,14 +32,15 @@ struct TranscriptionRoute: Sendable {
             + pools.languageModelNames.map { RecognizerPools.openAIModelName + "+" + $0 }
     }
 
-    func transcribe(_ request: Request, context: ServiceRequestContext) async -> Response {
+    /// Answers one request; with `translate`, one to `/v1/audio/translations`.
+    func transcribe(_ request: Request, context: ServiceRequestContext, translate: Bool = false) async -> Response {
         var logger = context.logger
         let responseID = ServiceIdentifiers.responseID()
         logger[metadataKey: "response_id"] = "\(responseID)"
         let started = ContinuousClock.now
         var response: Response
         do {
-            response = try await recognize(request, context: context, logger: logger)
+            response = try await recognize(request, context: context, translate: translate, logger: logger)
         } catch {
             response = failureResponse(await context.failure(for: error), logger: logger)
         }
@@ -88,9 +91,9 @@ struct TranscriptionRoute: Sendable {
 
     typealias ModelList = OpenAITranscription.ModelList
 
-    private func recognize(_ request: Request, context: ServiceRequestContext, logger: Logger) async throws
-        -> Response
-    {
+    private func recognize(
+        _ request: Request, context: ServiceRequestContext, translate: Bool, logger: Logger
+    ) async throws -> Response {
         let app = try await authorize(request)
         let header = request.headers[.contentType] ?? ""
         let media = MediaType(header: header)
@@ -127,7 +130,7 @@ struct TranscriptionRoute: Sendable {
             transcriptionUpload(
                 boundary: boundary, recognizer: recognizer, limits: limits, modelIDs: modelIDs,
                 languages: languages, lentModel: lent.value ?? pools.primary.model.id, resolveModel: resolve,
-                settled: settled)
+                settled: settled, translate: translate)
         }
         switch outcome {
         case .stalled(let stall):
@@ -189,9 +192,10 @@ final class Settled<Value: Sendable>: Sendable {
 /// `any Recognizer` (SE-0352).
 private func transcriptionUpload<R: Recognizer>(
     boundary: String, recognizer: R, limits: AudioLimits, modelIDs: [String], languages: [String],
-    lentModel: String, resolveModel: @escaping @Sendable (String) -> String?, settled: Settled<TranscriptionOptions>
+    lentModel: String, resolveModel: @escaping @Sendable (String) -> String?, settled: Settled<TranscriptionOptions>,
+    translate: Bool
 ) -> any RequestAudio {
     TranscriptionUpload(
         boundary: boundary, recognizer: recognizer, limits: limits, modelIDs: modelIDs,
-        languages: languages, lentModel: lentModel, resolveModel: resolveModel, settled: settled)
+        languages: languages, lentModel: lentModel, resolveModel: resolveModel, settled: settled, translate: translate)
 }

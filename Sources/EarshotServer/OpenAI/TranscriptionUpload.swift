@@ -4,8 +4,8 @@ import EarshotIO
 import EarshotRecognizer
 import HTTPTypes
 
-/// The body of `POST /v1/audio/transcriptions` (OpenAI's audio API): `multipart/form-data` with the
-/// audio in a `file` part and the options as text fields, in any order.
+/// The body of `POST /v1/audio/transcriptions` and `/v1/audio/translations` (OpenAI's audio API):
+/// `multipart/form-data` with the audio in a `file` part and the options as text fields, in any order.
 ///
 /// The audio streams into a ``RecognitionSession`` as it arrives, like a Speech to Text body; its
 /// format is read from its first bytes (WAV at any rate and channel count, FLAC, Ogg Opus, Ogg
@@ -40,8 +40,11 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
 
     init(
         boundary: String, recognizer: R, limits: AudioLimits, modelIDs: [String], languages: [String],
-        lentModel: String, resolveModel: @escaping @Sendable (String) -> String?, settled: Settled<TranscriptionOptions>
+        lentModel: String, resolveModel: @escaping @Sendable (String) -> String?,
+        settled: Settled<TranscriptionOptions>,
+        translate: Bool
     ) {
+        options.translate = translate
         self.lentModel = lentModel
         self.resolveModel = resolveModel
         reader = MultipartReader(boundary: boundary)
@@ -80,10 +83,12 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
             try session.setRequestOptions(
                 RecognitionRequestOptions(
                     language: options.language, prompt: options.prompt,
-                    temperature: options.temperature == 0 ? nil : options.temperature))
+                    temperature: options.temperature == 0 ? nil : options.temperature, translate: options.translate))
         } catch let error as EarshotError {
-            throw ServiceError.badRequest(
-                "\(error.message) (model \(lentModel))", variables: error.message.hasPrefix("language") ? "language" : "temperature")
+            let field =
+                error.message.hasPrefix("language")
+                ? "language" : error.message.contains("translat") ? "model" : "temperature"
+            throw ServiceError.badRequest("\(error.message) (model \(lentModel))", variables: field)
         }
         return try session.finish()
     }

@@ -67,6 +67,16 @@ extension WhisperModel {
         throw EarshotError(.invalidParameter, "language '\(code)': the Whisper model \(name) (\(directory)) \(speaks)")
     }
 
+    /// Refuses translation unless the model is multilingual, naming the model (an English-only model has
+    /// no `<|translate|>`: never a transcript passed off as a translation).
+    public func requireTask(_ task: WhisperTask) throws {
+        guard task == .translate, !tokenizer.isMultilingual else { return }
+        throw EarshotError(
+            .invalidParameter,
+            "task translate: the Whisper model \(name) (\(directory)) transcribes English only; translating needs a "
+                + "multilingual model (`earshot models fetch whisper-base`, then --whisper-model whisper-base)")
+    }
+
     /// The model's name as faster-whisper and OpenAI-compatible servers call it, from its size:
     /// `tiny`, `base`, `small`, `medium`, `large` (`large-v3` with 128 mel bins), `.en` when English-only.
     public var name: String {

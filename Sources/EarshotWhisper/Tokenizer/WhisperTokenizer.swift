@@ -119,9 +119,15 @@ public struct WhisperTokenizer: Sendable {
     public var count: Int { tokens.count }
 
     /// The tokens that begin a transcription: `<|startoftranscript|>`, then for a multilingual model
-    /// the language and `<|transcribe|>` (English-only models take neither, and speak only `en`).
-    /// A language the model does not speak is refused, naming those it does.
-    public func startSequence(language: String?) throws -> [Int] {
+    /// the language and `<|transcribe|>` or `<|translate|>` (English-only models take neither, speak
+    /// only `en` and do not translate). A language the model does not speak is refused, naming those it
+    /// does.
+    public func startSequence(language: String?, task: WhisperTask = .transcribe) throws -> [Int] {
+        if task == .translate, !isMultilingual {
+            throw EarshotError(
+                .invalidParameter,
+                "task translate: this Whisper model transcribes English only; translation needs a multilingual model")
+        }
         let code = language ?? "en"
         guard let token = languages.first(where: { $0.code == code })?.token else {
             throw EarshotError(
@@ -131,7 +137,8 @@ public struct WhisperTokenizer: Sendable {
                         ? "this Whisper model transcribes \(languages.count) languages (\(languageList))"
                         : "this Whisper model transcribes English only (en)"))
         }
-        return isMultilingual ? [startOfTranscript, token, transcribe] : [startOfTranscript]
+        return isMultilingual
+            ? [startOfTranscript, token, task == .translate ? translate : transcribe] : [startOfTranscript]
     }
 
     /// The token ids of `text` (a prompt's words), by byte-level BPE.

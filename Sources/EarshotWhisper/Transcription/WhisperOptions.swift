@@ -41,6 +41,8 @@ public struct WhisperOptions: Sendable, Equatable {
     /// model) or to take English (an English-only one). A code the model does not speak is refused
     /// (``WhisperModel/requireLanguage(_:)``).
     public var language: String?
+    /// Transcribe, or translate into English (a multilingual model only: ``WhisperModel/requireTask(_:)``).
+    public var task = WhisperTask.transcribe
     /// Suppress a blank (a space or the end) as the first token.
     public var suppressBlank: Bool
     /// Tokens never emitted; nil for the default set (speaker tags, music and other non-speech

@@ -57,6 +57,7 @@ public final class WhisperTranscriber {
     public init(model: WhisperModel, options: WhisperOptions = WhisperOptions()) throws {
         try options.validate()
         if let language = options.language { try model.requireLanguage(language) }
+        try model.requireTask(options.task)
         self.model = model
         self.options = options
         spectrogram = LogMelSpectrogram(melBins: model.dimensions.melBins)
@@ -77,6 +78,7 @@ public final class WhisperTranscriber {
         let options = given ?? self.options
         if given != nil { try options.validate() }
         if let language = options.language { try model.requireLanguage(language) }
+        try model.requireTask(options.task)
         let hypotheses = max(options.beamSize, options.bestOf)
         if decoder.capacity < hypotheses { decoder = WhisperDecoder(model: model, capacity: hypotheses) }
         guard !samples.isEmpty else { return [] }
@@ -93,7 +95,7 @@ public final class WhisperTranscriber {
         }
         let language = try languageFor(features: features, frames: frames, options: options)
         self.language = language
-        let startSequence = try tokenizer.startSequence(language: language.code)
+        let startSequence = try tokenizer.startSequence(language: language.code, task: options.task)
         var search = WhisperSearch(
             decoder: decoder,
             filter: LogitFilter(
@@ -255,7 +257,7 @@ public final class WhisperTranscriber {
             lengthPenalty: options.lengthPenalty, isCancelled: { false })
         defer { search.deallocate() }
         let result = try search.run(
-            prompt: try tokenizer.startSequence(language: options.language),
+            prompt: try tokenizer.startSequence(language: options.language, task: options.task),
             strategy: options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
         return (result.hypotheses[0], result.noSpeechProbability)
     }
