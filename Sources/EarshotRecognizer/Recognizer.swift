@@ -78,8 +78,13 @@ extension Recognizer {
 
     public mutating func speechResumed() {}
 
-    /// Takes nothing, and refuses a translation: this recognizer writes what it hears.
+    /// Takes nothing; refuses a language but English and a translation: this recognizer hears English
+    /// and writes what it hears (never a silent English decode of another language).
     public mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws {
+        if let language = options.language, language != "en" {
+            throw EarshotError(
+                .invalidParameter, "language '\(language)': this recognizer transcribes English only (en)")
+        }
         if options.translate {
             throw EarshotError(
                 .invalidParameter, "translate: this recognizer transcribes English; it does not translate")

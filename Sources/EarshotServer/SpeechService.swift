@@ -176,7 +176,7 @@ extension SpeechService {
         // Past the drain's own deadline (whose recognitions are answered 503 at their next block), the
         // shutdown turns into cancellation, which closes every connection left.
         groupConfiguration.maximumGracefulShutdownDuration =
-            configuration.drainDelay + configuration.drainTimeout + .seconds(2)
+            configuration.drainDelay + configuration.drainTimeout + RealtimeSessions.commitGrace + .seconds(2)
         let group = ServiceGroup(configuration: groupConfiguration)
         do {
             try await group.run()

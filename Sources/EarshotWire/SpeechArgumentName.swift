@@ -6,4 +6,6 @@ public enum SpeechArgumentName {
     public static let languageModel = "LanguageModel"
     /// The Text to Speech voice (the seed's `VoiceName`).
     public static let voiceName = "VoiceName"
+    /// `Task=translate`: English text whatever the language spoken (a multilingual Whisper model).
+    public static let task = "Task"
 }

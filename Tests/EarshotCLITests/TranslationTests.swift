@@ -72,5 +72,21 @@ import Testing
         let refused = try #require(report["refused"] as? [String: Any], "PocketSphinx translated: \(report)")
         #expect(refused["status"] as? Int == 400 && refused["param"] as? String == "model", "\(refused)")
         #expect((refused["message"] as? String)?.contains("translate") == true, "\(refused)")
+
+        // The Speech API: the language by Content-Language, the task by X-Arg, with curl.
+        func speech(_ headers: String...) throws -> String {
+            let reply = try ExternalTool.run(
+                [
+                    "curl", "--silent", "--header", "Authorization: Bearer \(token)", "--header",
+                    "Content-Type: audio/wav",
+                    "--header", "X-SpeechContext: Generic", "--data-binary", "@\(clip)",
+                ] + headers.flatMap { ["--header", $0] } + ["http://127.0.0.1:\(server.port)/speech/v3/speechToText"])
+            let document = try JSONSerialization.jsonObject(with: reply.standardOutput) as? [String: Any]
+            let best = ((document?["Recognition"] as? [String: Any])?["NBest"] as? [[String: Any]])?.first
+            return try #require(best?["Hypothesis"] as? String, "\(reply.output)")
+        }
+        #expect(try speech("Content-Language: fr-FR").contains("appelle"))
+        let english = try speech("Content-Language: fr-FR", "X-Arg: Task=translate")
+        #expect(!english.isEmpty && !english.contains("appelle"), "English: \(english)")
     }
 }

@@ -65,7 +65,10 @@ final class RealtimeSessions: Sendable {
         while count > 0, ContinuousClock.now < grace { try? await Task.sleep(for: Self.poll) }
     }
 
-    /// How long sessions told to commit at the deadline have to finish their final decode and send it.
-    static let commitGrace: Duration = .seconds(1.5)
+    /// How long sessions told to commit at the deadline have to finish their final decode and send it:
+    /// beyond the drain's deadline, which ends an upload's recognition with a 503 its client can send
+    /// again elsewhere, because a Realtime client's audio is gone once streamed. Seconds of audio decode
+    /// in well under a second; a loaded machine takes several.
+    static let commitGrace: Duration = .seconds(5)
     private static let poll: Duration = .milliseconds(20)
 }

@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotRecognizer
 import Hummingbird
 
@@ -51,13 +52,18 @@ enum RecognitionService: Sendable {
 
 extension SpeechToTextRoute {
     /// Checks `Content-Type` against the service and returns how the body will be read.
-    func audioFactory(contentType header: String, context: SpeechContext) throws(ServiceError) -> AudioFactory {
+    /// `options` (the request's `Content-Language` and `X-Arg: Task`) go to the recognizer lent: one that
+    /// cannot take them is a 400 naming the header.
+    func audioFactory(
+        contentType header: String, context: SpeechContext, options: RecognitionRequestOptions = .none
+    ) throws(ServiceError) -> AudioFactory {
         let limits = configuration.audioLimits
         switch service {
         case .speechToText:
             let contentType = try AudioContentType(header: header)
             return { recognizer in
-                try speechToTextSession(contentType: contentType, recognizer: recognizer, limits: limits)
+                try speechToTextSession(
+                    contentType: contentType, recognizer: recognizer, limits: limits, options: options)
             }
         case .speechToTextCustom:
             let media = MediaType(header: header)
@@ -92,9 +98,17 @@ extension SpeechToTextRoute {
 // type (SE-0352), so a request's audio path is specialized for it.
 
 private func speechToTextSession<R: Recognizer>(
-    contentType: AudioContentType, recognizer: R, limits: AudioLimits
+    contentType: AudioContentType, recognizer: R, limits: AudioLimits, options: RecognitionRequestOptions
 ) throws -> any RequestAudio {
-    try RecognitionSession(contentType: contentType, recognizer: recognizer, limits: limits)
+    let session = try RecognitionSession(contentType: contentType, recognizer: recognizer, limits: limits)
+    do {
+        try session.setRequestOptions(options)
+    } catch let error as EarshotError {
+        session.abandon()
+        throw ServiceError.badRequest(
+            error.message, variables: error.message.hasPrefix("language") ? "Content-Language" : "X-Arg")
+    }
+    return session
 }
 
 private func customRequest<R: GrammarRecognizer>(

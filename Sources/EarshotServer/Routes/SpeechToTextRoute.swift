@@ -90,8 +90,10 @@ struct SpeechToTextRoute: Sendable {
                 "the Content-Type header is required; expected \(service.acceptedContentTypes)",
                 variables: "Content-Type")
         }
-        let makeAudio = try audioFactory(contentType: typeHeader, context: speechContext)
         let arguments = ExtraArguments(headers: request.headers[values: .extraArgument])
+        let makeAudio = try audioFactory(
+            contentType: typeHeader, context: speechContext,
+            options: try Self.requestOptions(request.headers[.contentLanguage], arguments: arguments))
         logger.info(
             "recognizing",
             metadata: [
@@ -152,6 +154,33 @@ struct SpeechToTextRoute: Sendable {
                 ])
             return RecognitionDocument(noSpeechIn: audioTime, audioBytes: audioBytes, responseID: responseID)
         }
+    }
+
+    /// The recognizer's options a request sets: the language from `Content-Language` (the 2013 service
+    /// picked its language by it: `en-US`, `fr-FR` or `fr`; the primary subtag is Whisper's code), and
+    /// `X-Arg: Task=translate` for English text whatever the language spoken.
+    static func requestOptions(_ contentLanguage: String?, arguments: ExtraArguments) throws(ServiceError)
+        -> RecognitionRequestOptions
+    {
+        var options = RecognitionRequestOptions()
+        if let header = contentLanguage?.trimmingCharacters(in: .whitespaces), !header.isEmpty {
+            let primary = header.split(separator: "-").first.map { $0.lowercased() } ?? ""
+            guard (2...3).contains(primary.count), primary.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+                throw .badRequest(
+                    "Content-Language \(header.prefix(40)) is not a language tag; expected en-US, fr-FR, fr or the like",
+                    variables: "Content-Language")
+            }
+            options.language = primary
+        }
+        switch arguments[SpeechArgumentName.task]?.lowercased() {
+        case nil, "transcribe": break
+        case "translate": options.translate = true
+        case let other?:
+            throw .badRequest(
+                "X-Arg \(SpeechArgumentName.task)=\(other.prefix(40)) is not a task; expected transcribe or translate",
+                variables: "X-Arg")
+        }
+        return options
     }
 
     /// Whether the request's `Accept` header names `mediaType` (parameters and q-values ignored).
