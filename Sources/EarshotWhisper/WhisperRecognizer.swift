@@ -51,7 +51,7 @@ public final class WhisperRecognizer: Recognizer {
 
     /// How often partial results re-decode the open utterance; each decode needs at least 1 s of new audio.
     public enum PartialPacing: Sendable {
-        /// After the second decode of an utterance, the next waits at least as long as the last one took:
+        /// Once two decodes of an utterance agree on its first words, the next waits at least as long as the last one took:
         /// partial decodes take at most half of the recognizer's time however fast audio arrives (a stream replayed faster than real time,
         /// a loaded machine), so the final result never queues behind them. For live streams.
         case sharingTime
@@ -188,10 +188,11 @@ public final class WhisperRecognizer: Recognizer {
         }
         let decodedBefore = lastPartial?.samples ?? 0
         let clock = ContinuousClock()
-        // The first two decodes of an utterance run as audio comes, so a partial result (what they agree
-        // on) comes as soon as it can; from the third on, sharing time bounds the work.
+        // Until two decodes agree on a first word, decodes run as audio comes, so a partial result comes as
+        // soon as it can (the first two often disagree: 1 s of a sentence is heard as another word); from
+        // then on, sharing time bounds the work.
         let rested =
-            partialPacing == .everySecondOfAudio || utterancePartialDecodes < 2
+            partialPacing == .everySecondOfAudio || utterancePartialDecodes < 2 || confirmed.isEmpty
             || lastPartialTiming.map { clock.now - $0.ended >= $0.took } ?? true
         if samples.count - decodedBefore >= format.sampleRate, peak >= Self.silencePeak, rested {
             let started = clock.now

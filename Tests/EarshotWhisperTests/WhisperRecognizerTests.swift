@@ -149,23 +149,27 @@ import Testing
                 String(partials.last!.lowercased().prefix(10))), "\(partials.last!) vs \(final)")
     }
 
-    /// Audio fed far faster than a decode takes: the first two partial decodes run (their agreement is
-    /// the first partial result), then each waits as long as the last took, so a stream's final result
-    /// never queues behind partial decodes.
+    /// Audio fed far faster than a decode takes: partial decodes run as audio comes until two agree on
+    /// the first words (the first partial result; at 1 s and 2 s this clip is heard as "Howdy, married"
+    /// and "How to marry…"), then each waits as long as the last took, so a stream's final result never
+    /// queues behind partial decodes.
     @Test func partialDecodesWaitAsLongAsTheLastOneTook() throws {
         let samples = try WhisperFixtures.samples(Self.clip)
         let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
         try recognizer.startUtterance()
+        var partials: [String] = []
         var offset = 0
         while offset < samples.count {
             let end = min(offset + 8_000, samples.count)
             try recognizer.accept(
                 AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
             offset = end
-            _ = try recognizer.partialResult()
+            if let partial = try recognizer.partialResult() { partials.append(partial.text) }
         }
+        #expect(!partials.isEmpty, "a partial result before the end")
         #expect(
-            recognizer.partialDecodes == 2, "decodes at 1 s and 2 s; the rest of the clip came while the second ran")
+            (2...5).contains(recognizer.partialDecodes),
+            "\(recognizer.partialDecodes) decodes: one a second until the first agreement, then fewer")
         #expect(try recognizer.endUtterance().text == Self.expected)
     }
 
