@@ -47,11 +47,11 @@ public final class WhisperRecognizer: Recognizer {
     public let partialPacing: PartialPacing
     /// How many partial decodes this recognizer has run, over all its utterances.
     public private(set) var partialDecodes = 0
-    private var utterancePartialDecodes = 0
 
     /// How often partial results re-decode the open utterance; each decode needs at least 1 s of new audio.
     public enum PartialPacing: Sendable {
-        /// Once two decodes of an utterance agree on its first words, the next waits at least as long as the last one took:
+        /// Once two decodes of an utterance agree on its first words, the next waits at least as long as
+        /// the last one took:
         /// partial decodes take at most half of the recognizer's time however fast audio arrives (a stream replayed faster than real time,
         /// a loaded machine), so the final result never queues behind them. For live streams.
         case sharingTime
@@ -95,7 +95,6 @@ public final class WhisperRecognizer: Recognizer {
         peak = 0
         lastPartial = nil
         lastPartialTiming = nil
-        utterancePartialDecodes = 0
         confirmed = []
     }
 
@@ -192,13 +191,12 @@ public final class WhisperRecognizer: Recognizer {
         // soon as it can (the first two often disagree: 1 s of a sentence is heard as another word); from
         // then on, sharing time bounds the work.
         let rested =
-            partialPacing == .everySecondOfAudio || utterancePartialDecodes < 2 || confirmed.isEmpty
+            partialPacing == .everySecondOfAudio || confirmed.isEmpty
             || lastPartialTiming.map { clock.now - $0.ended >= $0.took } ?? true
         if samples.count - decodedBefore >= format.sampleRate, peak >= Self.silencePeak, rested {
             let started = clock.now
             defer { lastPartialTiming = (clock.now, clock.now - started) }
             partialDecodes += 1
-            utterancePartialDecodes += 1
             var options = utteranceOptions
             // Provisional text: the fitted window, whatever the final decodes use.
             options.encoderWindow = .live

@@ -67,16 +67,11 @@ import Testing
         let samples = try Self.clips.flatMap { try WhisperFixtures.samples($0) }
         let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model(), partialPacing: .everySecondOfAudio)
         try recognizer.startUtterance()
+        // Each new text, with the seconds of audio fed when it came.
         var partials: [(seconds: Double, text: String)] = []
-        var offset = 0
-        while offset < samples.count {
-            let end = min(offset + 8_000, samples.count)
-            try recognizer.accept(
-                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
-            offset = end
-            if let text = try recognizer.partialResult()?.text, text != partials.last?.text {
-                partials.append((Double(offset) / 16_000, text))
-            }
+        for (seconds, partial) in try WhisperRecognizerTests.partials(recognizer, samples)
+        where partial.text != partials.last?.text {
+            partials.append((seconds, partial.text))
         }
         let final = try recognizer.endUtterance().text
         for (earlier, later) in zip(partials, partials.dropFirst()) {

@@ -24,6 +24,23 @@ import Testing
         }
     }
 
+    /// Feeds `samples` from frame 0 in pieces of `piece`, asking for a partial result after each; every
+    /// one given, with the seconds of audio fed when it came.
+    static func partials(_ recognizer: WhisperRecognizer, _ samples: [Float], piece: Int = 8_000) throws
+        -> [(seconds: Double, result: RecognitionResult)]
+    {
+        var partials: [(seconds: Double, result: RecognitionResult)] = []
+        var offset = 0
+        while offset < samples.count {
+            let end = min(offset + piece, samples.count)
+            try recognizer.accept(
+                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
+            offset = end
+            if let partial = try recognizer.partialResult() { partials.append((Double(offset) / 16_000, partial)) }
+        }
+        return partials
+    }
+
     @Test func wordsAreInTheStreamsMediaTime() throws {
         let samples = try WhisperFixtures.samples(Self.clip)
         let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
@@ -126,18 +143,9 @@ import Testing
         let samples = try WhisperFixtures.samples(Self.clip)
         let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model(), partialPacing: .everySecondOfAudio)
         try recognizer.startUtterance()
-        var partials: [String] = []
-        var offset = 0
-        while offset < samples.count {
-            let end = min(offset + 8_000, samples.count)
-            try recognizer.accept(
-                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
-            offset = end
-            if let partial = try recognizer.partialResult() {
-                #expect(partial.isPartial && partial.hypotheses[0].confidence == nil)
-                partials.append(partial.text)
-            }
-        }
+        let given = try Self.partials(recognizer, samples).map(\.result)
+        for partial in given { #expect(partial.isPartial && partial.hypotheses[0].confidence == nil) }
+        let partials = given.map(\.text)
         let final = try recognizer.endUtterance().text
         #expect(!partials.isEmpty, "a 6 s utterance gives partial results")
         for (earlier, later) in zip(partials, partials.dropFirst()) {
@@ -157,15 +165,7 @@ import Testing
         let samples = try WhisperFixtures.samples(Self.clip)
         let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
         try recognizer.startUtterance()
-        var partials: [String] = []
-        var offset = 0
-        while offset < samples.count {
-            let end = min(offset + 8_000, samples.count)
-            try recognizer.accept(
-                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
-            offset = end
-            if let partial = try recognizer.partialResult() { partials.append(partial.text) }
-        }
+        let partials = try Self.partials(recognizer, samples)
         #expect(!partials.isEmpty, "a partial result before the end")
         #expect(
             (2...5).contains(recognizer.partialDecodes),
