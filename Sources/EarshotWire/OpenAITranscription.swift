@@ -115,16 +115,20 @@ public enum OpenAITranscription {
             public var object: String
             public var created: Int
             public var ownedBy: String
+            /// ISO-639-1 codes of the languages the model transcribes (Earshot's addition; nil from a
+            /// service that does not say).
+            public var languages: [String]?
 
-            public init(id: String, created: Int, ownedBy: String = "earshot") {
+            public init(id: String, created: Int, ownedBy: String = "earshot", languages: [String]? = nil) {
                 self.id = id
                 object = "model"
                 self.created = created
                 self.ownedBy = ownedBy
+                self.languages = languages
             }
 
             enum CodingKeys: String, CodingKey {
-                case id, object, created
+                case id, object, created, languages
                 case ownedBy = "owned_by"
             }
         }

@@ -65,6 +65,11 @@ import Testing
         let report = try #require(try JSONSerialization.jsonObject(with: run.standardOutput) as? [String: Any])
         let text = try #require(report["text"] as? String)
         #expect(!text.isEmpty && !text.contains("appelle"), "English: \(text)")
+        // `/v1/models` says what each model speaks.
+        let models = try #require(report["models"] as? [String: Any], "\(report)")
+        let base = try #require(models["whisper-base"] as? [String], "\(models)")
+        #expect(base.count == 99 && base.contains("fr") && base.contains("sq"), "\(base)")
+        #expect(models["pocketsphinx-en-us"] as? [String] == ["en"], "\(models)")
         #expect((report["transcription"] as? String)?.contains("appelle") == true, "\(report)")
         let verbose = try #require(report["verbose"] as? [String: Any])
         #expect(verbose["text"] as? String == text)

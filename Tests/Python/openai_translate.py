@@ -18,6 +18,7 @@ def translate(chosen, **options):
 
 
 report = {"text": translate(model).text}
+report["models"] = {listed.id: getattr(listed, "languages", None) for listed in client.models.list()}
 verbose = translate(model, response_format="verbose_json")
 report["verbose"] = {"text": verbose.text, "language": verbose.language, "duration": verbose.duration}
 with open(audio, "rb") as file:

@@ -75,13 +75,16 @@ struct TranscriptionRoute: Sendable {
         } catch {
             return OpenAIError.response(for: error)
         }
-        // `created`: when the model's main file was installed (model.bin, or PocketSphinx's mdef).
+        // `created`: when the model's main file was installed (model.bin, or PocketSphinx's mdef);
+        // `languages`: what it transcribes, so a client can pick a model for its speakers.
         let list = ModelList(
             data: pools.entries.map { entry in
                 let file = (entry.model.location as NSString).appendingPathComponent(
                     entry.model.kind == .whisper ? "model.bin" : "mdef")
                 let installed = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date)
-                return ModelList.Model(id: entry.model.id, created: Int(installed?.timeIntervalSince1970 ?? 0))
+                return ModelList.Model(
+                    id: entry.model.id, created: Int(installed?.timeIntervalSince1970 ?? 0),
+                    languages: entry.model.languages)
             })
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
