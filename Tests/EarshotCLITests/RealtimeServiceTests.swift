@@ -122,8 +122,12 @@ import Testing
         let server = try Server(arguments: ["--api-keys", keys])
         defer { _ = server.stop() }
         let report = try Self.python("realtime_page.py", ["http://127.0.0.1:\(server.port)/#key=\(key)", wav])
-        let finals = try #require(report["finals"] as? [String], "\(report)")
-        let first = try #require(finals.first, "no final on the page: \(report)")
+        guard let first = (report["finals"] as? [String])?.first else {
+            // Why the session ended is in the service's log.
+            Issue.record(
+                "no final on the page: \(report)\nthe service's log:\n\(server.stop().standardError.suffix(6000))")
+            return
+        }
         #expect(first.hasPrefix(Self.sentence), "\(first)")
         #expect(first.contains("ms after the end of speech"), "\(first)")
         #expect((report["states"] as? [String])?.contains("speech") == true, "\(report)")

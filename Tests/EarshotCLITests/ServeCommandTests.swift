@@ -1,5 +1,5 @@
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -49,12 +49,18 @@ import Testing
             self.secret = secret ?? ""
         }
 
-        /// Sends SIGINT, waits, and returns the exit status and all it wrote to standard error.
-        func stop() -> (status: Int32, standardError: String) {
+        private var stopped: (status: Int32, standardError: String)?
+
+        /// Sends SIGINT, waits, and returns the exit status and all it wrote to standard error; called
+        /// again, returns the same.
+        @discardableResult func stop() -> (status: Int32, standardError: String) {
+            if let stopped { return stopped }
             process.interrupt()
             printed += errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+            let result = (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+            stopped = result
+            return result
         }
 
         static func capture(_ pattern: String, in text: String) -> String? {
