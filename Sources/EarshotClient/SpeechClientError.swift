@@ -121,5 +121,10 @@ public struct RequestError: Sendable, Equatable, CustomStringConvertible {
         variables = ""
     }
 
-    public var description: String { "\(kind) \(messageID): \(text)" }
+    /// `ServiceException SVC0001: text`, and the field the service named when the text does not
+    /// (`(Variables: Content-Type)`).
+    public var description: String {
+        let named = variables.isEmpty || text.contains(variables) ? "" : " (Variables: \(variables))"
+        return "\(kind) \(messageID): \(text)\(named)"
+    }
 }

@@ -24,3 +24,23 @@ public struct RecognitionRequestOptions: Sendable, Equatable {
     /// No options: the recognizer's defaults.
     public static let none = RecognitionRequestOptions()
 }
+
+/// A recognizer's refusal of one of a request's options: which option, and why. Each protocol names the
+/// field the option came in (the Speech API's `Content-Language`, OpenAI's `language`), so the option is
+/// part of the error rather than read back from its message.
+public struct RecognitionOptionRefusal: Error, Sendable, CustomStringConvertible {
+    public enum Option: Sendable, Equatable {
+        case language, prompt, temperature, translate
+    }
+
+    public var option: Option
+    /// Why, naming the value and the recognizer (`language 'fr': … transcribes English only (en)`).
+    public var message: String
+
+    public init(_ option: Option, _ message: String) {
+        self.option = option
+        self.message = message
+    }
+
+    public var description: String { message }
+}

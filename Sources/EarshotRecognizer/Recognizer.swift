@@ -40,7 +40,7 @@ public protocol Recognizer {
     /// Options for the next utterance only (a request's language, prompt, temperature); a recognizer
     /// ignores what it cannot use (the default), and throws `.invalidParameter` for a value it cannot
     /// honour (a language it does not speak). Before ``startUtterance()`` or before the utterance ends.
-    mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws
+    mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws(RecognitionOptionRefusal)
 
     /// The speaker has paused: the audio accepted so far may be the whole utterance. A recognizer that
     /// decodes whole utterances (Whisper) may begin the final decode now, in the background, and give it
@@ -80,14 +80,14 @@ extension Recognizer {
 
     /// Takes nothing; refuses a language but English and a translation: this recognizer hears English
     /// and writes what it hears (never a silent English decode of another language).
-    public mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws {
+    public mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws(RecognitionOptionRefusal) {
         if let language = options.language, language != "en" {
-            throw EarshotError(
-                .invalidParameter, "language '\(language)': this recognizer transcribes English only (en)")
+            throw RecognitionOptionRefusal(
+                .language, "language '\(language)': this recognizer transcribes English only (en)")
         }
         if options.translate {
-            throw EarshotError(
-                .invalidParameter, "translate: this recognizer transcribes English; it does not translate")
+            throw RecognitionOptionRefusal(
+                .translate, "translate: this recognizer transcribes English; it does not translate")
         }
     }
 

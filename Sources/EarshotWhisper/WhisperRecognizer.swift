@@ -124,11 +124,19 @@ public final class WhisperRecognizer: Recognizer {
         endFrame = first + Int64(frames.count)
     }
 
-    public func setRequestOptions(_ options: RecognitionRequestOptions) throws {
-        if let language = options.language { try model.requireLanguage(language) }
-        if options.translate { try model.requireTask(.translate) }
+    public func setRequestOptions(_ options: RecognitionRequestOptions) throws(RecognitionOptionRefusal) {
+        do {
+            if let language = options.language { try model.requireLanguage(language) }
+        } catch {
+            throw RecognitionOptionRefusal(.language, "\(error)")
+        }
+        do {
+            if options.translate { try model.requireTask(.translate) }
+        } catch {
+            throw RecognitionOptionRefusal(.translate, "\(error)")
+        }
         if let temperature = options.temperature, !(0...1).contains(temperature) {
-            throw EarshotError(.invalidParameter, "temperature \(temperature): expected 0 to 1")
+            throw RecognitionOptionRefusal(.temperature, "temperature \(temperature): expected 0 to 1")
         }
         requestOptions = options
     }

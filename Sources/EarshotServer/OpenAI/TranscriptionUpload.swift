@@ -84,10 +84,15 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
                 RecognitionRequestOptions(
                     language: options.language, prompt: options.prompt,
                     temperature: options.temperature == 0 ? nil : options.temperature, translate: options.translate))
-        } catch let error as EarshotError {
+        } catch {
+            // A model that cannot translate is the wrong model for the translations route.
             let field =
-                error.message.hasPrefix("language")
-                ? "language" : error.message.contains("translat") ? "model" : "temperature"
+                switch error.option {
+                case .language: "language"
+                case .prompt: "prompt"
+                case .temperature: "temperature"
+                case .translate: "model"
+                }
             throw ServiceError.badRequest("\(error.message) (model \(lentModel))", variables: field)
         }
         return try session.finish()

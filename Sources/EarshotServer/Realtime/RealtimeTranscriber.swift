@@ -287,8 +287,15 @@ final class RealtimeTranscriber {
 
     private func openTurn(at start: Int64) throws {
         itemCount += 1
-        try recognizer.setRequestOptions(
-            RecognitionRequestOptions(language: settings.language, prompt: settings.prompt))
+        do {
+            try recognizer.setRequestOptions(
+                RecognitionRequestOptions(language: settings.language, prompt: settings.prompt))
+        } catch {
+            throw RealtimeRefusal.invalidValue(
+                error.option == .language
+                    ? "session.audio.input.transcription.language" : "session.audio.input.transcription",
+                error.message)
+        }
         try recognizer.startUtterance()
         turn = Turn(itemID: "item_\(itemPrefix)_\(itemCount)", start: start)
     }

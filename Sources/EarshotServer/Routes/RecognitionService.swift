@@ -103,10 +103,10 @@ private func speechToTextSession<R: Recognizer>(
     let session = try RecognitionSession(contentType: contentType, recognizer: recognizer, limits: limits)
     do {
         try session.setRequestOptions(options)
-    } catch let error as EarshotError {
+    } catch {
         session.abandon()
-        throw ServiceError.badRequest(
-            error.message, variables: error.message.hasPrefix("language") ? "Content-Language" : "X-Arg")
+        let header = error.option == .language ? "Content-Language" : "X-Arg"
+        throw ServiceError.badRequest("\(header): \(error.message)", variables: header)
     }
     return session
 }

@@ -114,7 +114,7 @@ final class RecognitionSession<R: Recognizer> {
     }
 
     /// Gives the recognizer a request's options for this utterance (before ``finish()``).
-    func setRequestOptions(_ options: RecognitionRequestOptions) throws {
+    func setRequestOptions(_ options: RecognitionRequestOptions) throws(RecognitionOptionRefusal) {
         try recognizer.setRequestOptions(options)
     }
 
