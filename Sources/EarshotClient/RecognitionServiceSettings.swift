@@ -50,7 +50,8 @@ public struct RecognitionServiceSettings: Sendable {
     public var api: RecognitionAPI?
     /// An OpenAI-compatible service's model field (default `whisper-1`).
     public var model: String?
-    /// The language spoken (ISO-639-1), for an OpenAI-compatible service.
+    /// The language spoken (ISO-639-1): an OpenAI-compatible service's `language` field, the Speech
+    /// API's `Content-Language` header (as the 2013 service took it).
     public var language: String?
     public var appKey: String?
     public var secret: String?
@@ -190,6 +191,9 @@ public struct RecognitionServiceSettings: Sendable {
                     "--language-model and --x-arg \(SpeechArgumentName.languageModel)=… both name a model")
             }
             configuration.extraArguments.append((SpeechArgumentName.languageModel, languageModel))
+        }
+        if let language {
+            configuration.requestHeaders.append((name: "Content-Language", value: language))
         }
         if let lexicon {
             configuration.partsBeforeAudio.append(

@@ -30,7 +30,7 @@ struct ServiceOptions: ParsableArguments {
 
     @Option(
         help:
-            "The language spoken: auto or an ISO-639-1 code (en, fr, …): the language field for an OpenAI-compatible service, or the embedded Whisper's language (a code the model does not speak is refused); default: auto, detected on the first 30 s (or the server's choice)."
+            "The language spoken: auto or an ISO-639-1 code (en, fr, …): the language field for an OpenAI-compatible service, Content-Language for the Speech API, or the embedded Whisper's language (a code the model does not speak is refused); default: auto, detected on the first 30 s (or the server's choice)."
     )
     var language: String?
 

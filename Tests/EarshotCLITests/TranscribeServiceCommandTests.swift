@@ -1,6 +1,6 @@
 import EarshotLab
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -201,7 +201,9 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let joined = directory.file("long.wav")  // 102.8 s
-        #expect(try ExternalTool.run(["sox"] + Array(repeating: Self.clips, count: 4).flatMap { $0 } + [joined]).status == 0)
+        #expect(
+            try ExternalTool.run(["sox"] + Array(repeating: Self.clips, count: 4).flatMap { $0 } + [joined]).status == 0
+        )
         let inUse = { () throws -> Double? in
             let scraped = try ExternalTool.run(["curl", "-sf", "http://127.0.0.1:\(server.port)/metrics"])
             let line = scraped.output.split(separator: "\n").first { $0.hasPrefix("earshot_recognizers_in_use ") }
@@ -248,6 +250,23 @@ import Testing
                 + ListenAndBenchCommandTests.service(server))
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.output == card.transcript + "\n")
+    }
+
+    /// `--language` reaches the Speech API as `Content-Language`: the service's default model (tiny.en,
+    /// or PocketSphinx without it), which speaks English only, refuses French naming the header.
+    @Test func theLanguageGoesToTheSpeechAPIAsContentLanguage() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let result = try earshot(
+            ["transcribe", "--language", "fr", Self.clips[1]] + ListenAndBenchCommandTests.service(server))
+        #expect(result.status != 0 && result.output.isEmpty, "\(result.output)")
+        #expect(
+            result.standardError.contains("HTTP 400")
+                && result.standardError.contains("Content-Language: language 'fr'")
+                && result.standardError.contains("English only"), "\(result.standardError)")
+        let english = try earshot(
+            ["transcribe", "--language", "en", Self.clips[1]] + ListenAndBenchCommandTests.service(server))
+        #expect(english.status == 0 && !english.output.isEmpty, "\(english.standardError)")
     }
 
     @Test func wrongCredentialsAreNamedAsSuch() throws {
