@@ -61,6 +61,33 @@ private let chessData = repository + "/Examples/language-models/chess.json"
             "Whisper WER \(whisperBase) without, \(whisperCustom) with the chess model")
     }
 
+    /// A model `lm build` makes from valid data must never crash PocketSphinx. Before, its custom
+    /// pronunciations were added while the decoder's general model was still its search's model, so
+    /// `ps_add_word` added each new word to the general model's trie, where it had no n-gram ranges:
+    /// scoring a word after "Caro-Kann" read past the trie (SIGSEGV) on this clip of the second chess
+    /// data set.
+    @Test func pocketSphinxTakesTheOpeningsModelWithoutCrashing() throws {
+        let directory = try TemporaryDirectory("earshot-lm")
+        defer { directory.remove() }
+        let model = directory.file("openings-lm")
+        let build = try earshot([
+            "lm", "build", repository + "/Examples/language-models/chess-openings.json", "--output", model,
+        ])
+        try #require(build.status == 0, "\(build.standardError)")
+        func transcribe(voice: String, rate: String) throws -> ExternalTool.Result {
+            let audio = directory.file("caro-kann-\(voice).wav")
+            let spoken = try earshot(
+                ["speak", "--voice", voice, "--rate", rate, "Answer with the Caro-Kann", "-o", audio])
+            try #require(spoken.status == 0, "\(spoken.standardError)")
+            return try earshot(["transcribe", "--recognizer", "pocketsphinx", "--language-model", model, audio])
+        }
+        let crashed = try transcribe(voice: "en-gb-x-rp", rate: "1.3")
+        #expect(crashed.status == 0, "\(crashed.standardError.prefix(2000))")
+        // The pronunciations still reach the decoder: Flite's awb is heard saying the name.
+        let heard = try transcribe(voice: "awb", rate: "1.0")
+        #expect(heard.status == 0 && heard.output.contains("caro-kann"), "\(heard.output)\(heard.standardError)")
+    }
+
     /// `earshot serve --language-model chess=DIR`: chosen per request on the Speech API (X-Arg) and
     /// the OpenAI route (`model=…+chess`), with the same gain; unknown names are refused naming them.
     @Test func theServiceUsesTheModelOnBothAPIs() throws {

@@ -13,10 +13,6 @@ import Foundation
 /// changed since it was checked.
 enum PocketSphinxCustomLanguageModel {
     static func install(_ model: CustomLanguageModel, weight: Double, decoder: OpaquePointer, search: String) throws {
-        for (word, phones) in try model.pronunciations() {
-            // A word the dictionary has already keeps its pronunciations; PocketSphinx refuses the second.
-            _ = ps_add_word(decoder, word, phones, 0)
-        }
         // The search holds its model in a set of one; interpolate the model inside it. (Interpolating the
         // wrapper itself lost 2.8 WER points on the LibriVox clips even at weight 0.05.)
         guard let searchSet = ps_get_lm(decoder, search), let iterator = ngram_model_set_iter(searchSet) else {
@@ -46,6 +42,23 @@ enum PocketSphinxCustomLanguageModel {
             throw EarshotError(.recognizerFailed, "PocketSphinx could not interpolate \(model.arpaPath) with its model")
         }
         defer { ngram_model_free(set) }
+        // The pronunciations go in only once the set is the search's model. `ps_add_word` also adds its
+        // word to the search's language model, and a word added to the general model's trie gets no
+        // n-gram ranges of its own: sphinxbase then read past the trie when it scored a word after it
+        // (SIGSEGV in `lm_trie_score`, with models `lm build` made from valid data). The set holds the
+        // custom model's words already, so adding them to it adds nothing to either model. The search is
+        // then made again, so its lexicon has the new words.
+        guard ps_set_lm(decoder, search, set) >= 0 else {
+            throw EarshotError(.recognizerFailed, "PocketSphinx could not search with the custom language model")
+        }
+        for (word, phones) in try model.pronunciations() {
+            // Only words the set knows (an alternative `word(2)` by its word): any other would be added to
+            // the general model's trie.
+            let base = word.split(separator: "(", maxSplits: 1).first.map(String.init) ?? word
+            guard ngram_wid(set, base) >= 0 else { continue }
+            // A word the dictionary has already keeps its pronunciations; PocketSphinx refuses the second.
+            _ = ps_add_word(decoder, word, phones, 0)
+        }
         guard ps_set_lm(decoder, search, set) >= 0, ps_set_search(decoder, search) >= 0 else {
             throw EarshotError(.recognizerFailed, "PocketSphinx could not search with the custom language model")
         }
