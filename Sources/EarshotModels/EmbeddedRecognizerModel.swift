@@ -29,7 +29,8 @@ public struct EmbeddedRecognizerModel: Sendable {
     /// This model with a custom language model (`earshot lm build`), named `name` (its id gains
     /// `+name`): PocketSphinx interpolates the model's trigrams with its own at `weight` (nil: the
     /// default) and adds its pronunciations; Whisper is prompted with its words, unless a prompt was
-    /// set, and biased toward them by `vocabularyBonus` per token (nil: the default).
+    /// set, and biased toward them by `vocabularyBonus` per token (nil: the default), in the order its
+    /// phrases and templates give them (``WordOrder``).
     public func withCustomLanguageModel(
         _ model: CustomLanguageModel, named name: String, weight: Double? = nil, vocabularyBonus: Double? = nil
     ) throws -> EmbeddedRecognizerModel {
@@ -37,6 +38,7 @@ public struct EmbeddedRecognizerModel: Sendable {
         case .whisper(let whisper, var options):
             if options.initialPrompt == nil { options.initialPrompt = try model.biasingPrompt() }
             options.vocabulary = try model.vocabulary()
+            options.vocabularyOrder = try model.data().wordOrder()
             if let vocabularyBonus { options.vocabularyBonus = vocabularyBonus }
             try options.validate()
             return EmbeddedRecognizerModel(.whisper(whisper, options), customLanguageModelName: name)

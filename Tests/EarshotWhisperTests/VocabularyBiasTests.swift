@@ -1,4 +1,6 @@
+import EarshotRecognizer
 import EarshotTestTraits
+import Foundation
 import Testing
 
 @testable import EarshotWhisper
@@ -77,6 +79,55 @@ import Testing
         // A timestamp after the word's first token: the word is not in progress any more.
         let row = scores(after: [spelled[0], tokenizer.timestampBegin + 10])
         #expect(row[tokenizer.encode(".")[0]] == 0)
+    }
+
+    /// Issue 51, item 6: with the model's word order, a new word gains only where the phrases and
+    /// templates let it follow the word before (looking past punctuation), and ending gains only where
+    /// a phrase may end; after a finished command nothing new is begun on the bias's account.
+    @Test func theWordOrderDecidesWhatMayFollowAndWhereAPhraseEnds() throws {
+        let data = try JSONDecoder().decode(
+            CustomLanguageModelData.self,
+            from: Data(
+                #"""
+                {"locale": "en_US", "identifier": "t", "version": "1", "phrases": [{"phrase": "Play the Tartakower", "count": 1}],
+                 "templates": [{"classes": {"piece": ["knight", "rook"], "rank": ["1", "2"]},
+                                "templates": [{"template": "<piece> to <piece> <rank>", "count": 10}]}]}
+                """#.utf8))
+        let order = data.wordOrder()
+        #expect(order.finals == ["tartakower", "1", "2"])
+        let followers = { (word: String) in Set(order.next[word, default: []].flatMap { order.groups[$0] }) }
+        #expect(followers("knight") == ["to", "1", "2"] && followers("to") == ["knight", "rook"])
+        #expect(followers("play") == ["the"] && followers("1") == [])
+
+        let ordered = try #require(
+            VocabularyBias(
+                words: ["Play", "the", "Tartakower", "knight", "rook", "to", "1", "2"], bonus: 2, tokenizer: tokenizer,
+                order: order))
+        func row(_ text: String) -> [Float] {
+            var row = [Float](repeating: 0, count: tokenizer.count)
+            row.withUnsafeMutableBufferPointer {
+                ordered.apply(to: $0.baseAddress!, count: $0.count, generated: tokenizer.encode(text)[...])
+            }
+            return row
+        }
+        let (to, rook, one, play) = (
+            tokenizer.encode(" to")[0], tokenizer.encode(" rook")[0], tokenizer.encode(" 1")[0],
+            tokenizer.encode(" Play")[0]
+        )
+        for text in [" knight", " knight,"] {
+            let after = row(text)
+            #expect(after[to] == 2 && after[one] == 2, "\(text)")
+            #expect(after[rook] == 0 && after[play] == 0, "\(text)")
+            #expect(after[tokenizer.endOfText] == 0, "a move does not end at its piece")
+        }
+        let middle = row(" knight to")
+        #expect(middle[rook] == 2 && middle[to] == 0)
+        let done = row(" knight to rook 1.")
+        #expect(done[tokenizer.endOfText] == 2 && done[tokenizer.timestampBegin + 10] == 2)
+        #expect(done[play] == 0 && done[rook] == 0, "a finished command is not begun again")
+        // After a word the model does not know, the order says nothing: every word may start.
+        let unknown = row(" hello")
+        #expect(unknown[rook] == 2 && unknown[play] == 2 && unknown[tokenizer.endOfText] == 2)
     }
 
     @Test func noWordsOrNoBonusIsNoBias() {

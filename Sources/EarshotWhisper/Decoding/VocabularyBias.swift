@@ -1,3 +1,4 @@
+import EarshotRecognizer
 import Foundation
 
 /// Contextual biasing toward a custom vocabulary: a bounded bonus to the log-probability of each token
@@ -23,6 +24,13 @@ import Foundation
 ///   variation.", the repeat's words of zero length; issue 51). A repeated word's continuing tokens
 ///   gain nothing either, and abandoning it gives nothing back.
 ///
+/// - With the model's word order (``WordOrder``: its phrases and templates), the word last completed —
+///   looking past punctuation — decides what a new word gains: only the words the order lets follow it
+///   gain (said up to twice before in the window: a move says "queen" three times), others nothing, and
+///   ending gains only where a phrase may end. A command's structure then steers the search ("rook to
+///   king pawn 1", not "rook, king, pawn, knight"), and a finished phrase is not begun again. After a
+///   word the model does not know, the rules above hold.
+///
 /// The bonus is added to the scores the search ranks by only; the log-probabilities it reports
 /// (confidences, the fallback's average) stay the model's own.
 struct VocabularyBias {
@@ -40,12 +48,20 @@ struct VocabularyBias {
     /// For each token that begins a word, the first tokens of every form of the words it begins: a
     /// word said as "Knight" is said, for the bias, as "knight" too.
     private let family: [Int: Set<Int>]
+    /// The word order, if the model gave one, and what applies it: each spelling's word (its order
+    /// key), each group's first tokens, and the tokens that are punctuation only.
+    private let order: WordOrder?
+    private let wordOf: [[Int]: String]
+    private let groupStarts: [[Int]]
+    private let punctuation: Set<Int>
 
     /// Nil when there is nothing to bias toward (no words, or no bonus).
-    init?(words given: [String], bonus: Double, tokenizer: WhisperTokenizer) {
+    init?(words given: [String], bonus: Double, tokenizer: WhisperTokenizer, order: WordOrder? = nil) {
         guard bonus > 0 else { return nil }
         var spellings: Set<[Int]> = []
         var family: [Int: Set<Int>] = [:]
+        var wordOf: [[Int]: String] = [:]
+        var firstsOf: [String: Set<Int>] = [:]
         for word in given {
             let trimmed = word.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else { continue }
@@ -55,9 +71,11 @@ struct VocabularyBias {
                 if !tokens.isEmpty {
                     spellings.insert(tokens)
                     firsts.insert(tokens[0])
+                    if let key = WordOrder.key(trimmed) { wordOf[tokens] = key }
                 }
             }
             for first in firsts { family[first, default: []].formUnion(firsts) }
+            if let key = WordOrder.key(trimmed) { firstsOf[key, default: []].formUnion(firsts) }
         }
         guard !spellings.isEmpty else { return nil }
         var children: [[Int]: Set<Int>] = [[]: []]
@@ -74,6 +92,36 @@ struct VocabularyBias {
         depth = spellings.map(\.count).max()!
         firstSpecial = tokenizer.endOfText
         self.family = family
+        if let order, !order.groups.isEmpty {
+            self.order = order
+            self.wordOf = wordOf
+            groupStarts = order.groups.map { group in group.flatMap { firstsOf[$0] ?? [] }.sorted() }
+            punctuation = Set(
+                (0..<tokenizer.endOfText).filter { token in
+                    let text = tokenizer.decode([token]).trimmingCharacters(in: .whitespaces)
+                    return !text.isEmpty && text.allSatisfy { $0.isPunctuation }
+                })
+        } else {
+            self.order = nil
+            self.wordOf = [:]
+            groupStarts = []
+            punctuation = []
+        }
+    }
+
+    /// The word the hypothesis last completed, by its order key, looking past punctuation; nil when
+    /// the text ends in a word the vocabulary does not have (or partway through one).
+    private func lastWord(_ generated: ArraySlice<Int>) -> String? {
+        var end = generated.endIndex
+        while end > generated.startIndex, punctuation.contains(generated[end - 1]) { end -= 1 }
+        let text = generated[..<end]
+        var length = min(depth, text.count)
+        while length > 0 {
+            // A spelling begins with a token that begins with a space: at a word's start.
+            if let word = wordOf[Array(text.suffix(length))] { return word }
+            length -= 1
+        }
+        return nil
     }
 
     /// Adds the bias to `scores` (a row of the vocabulary, log-probabilities of the next token) of a
@@ -108,8 +156,19 @@ struct VocabularyBias {
             for token in continuing { scores[token] += refund }
         }
         for token in continuing { scores[token] += bonus }
-        for token in starts where !continuing.contains(token) { scores[token] += startBonus(token) }
+        var ending = bonus
+        if let order, !partway, let previous = lastWord(generated) {
+            // The order decides which words may start next, and whether the phrase may end here.
+            var allowed: Set<Int> = []
+            for group in order.next[previous] ?? [] { allowed.formUnion(groupStarts[group]) }
+            for token in allowed where !continuing.contains(token) && !saidBefore(token, moreThan: 2) {
+                scores[token] += bonus
+            }
+            if !order.finals.contains(previous) { ending = 0 }
+        } else {
+            for token in starts where !continuing.contains(token) { scores[token] += startBonus(token) }
+        }
         // Ending stands level with starting a word (suppressed tokens stay suppressed).
-        for token in firstSpecial..<count { scores[token] += bonus }
+        for token in firstSpecial..<count { scores[token] += ending }
     }
 }

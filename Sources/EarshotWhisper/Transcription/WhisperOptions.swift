@@ -1,4 +1,5 @@
 import EarshotCore
+public import EarshotRecognizer
 
 /// How Whisper decodes, with faster-whisper's defaults (which are openai/whisper's, with beam 5): the
 /// parameters users of Whisper know by these names.
@@ -30,6 +31,9 @@ public struct WhisperOptions: Sendable, Equatable {
     /// one gains `vocabularyBonus` in the search's ranking, and a word begun but not finished gives it
     /// back (``VocabularyBias``).
     public var vocabulary: [String]
+    /// The order of the `vocabulary`'s words in the model's phrases: with it, a word gains the bonus
+    /// only where the order lets it follow the word before (``VocabularyBias``).
+    public var vocabularyOrder: WordOrder?
     /// The bonus per token of a `vocabulary` word, in nats of log-probability (0 turns biasing off).
     public var vocabularyBonus: Double
     /// The default `vocabularyBonus`, chosen on the chess set's clean half and the LibriVox clips

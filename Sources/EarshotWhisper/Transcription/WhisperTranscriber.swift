@@ -1,5 +1,6 @@
 import CZlib
 public import EarshotCore
+import EarshotRecognizer
 import Foundation
 
 /// One segment of a Whisper transcript: text between two timestamps, times in seconds from the
@@ -44,7 +45,7 @@ public final class WhisperTranscriber {
     /// The vocabulary bias last built, and the words and bonus it was built from: a service or a long
     /// recording calls ``transcribe(_:options:isCancelled:)`` once per segment with the same options,
     /// and tokenizing a large vocabulary each time would repeat the same work.
-    private var bias: (words: [String], bonus: Double, value: VocabularyBias?)?
+    private var bias: (words: [String], bonus: Double, order: WordOrder?, value: VocabularyBias?)?
     /// The language the last ``transcribe(_:options:isCancelled:)`` decoded, detected or given.
     public private(set) var language: WhisperLanguage?
     /// Fitted windows decoded again in full (their first decode looped, was improbable, or said nothing).
@@ -226,10 +227,15 @@ public final class WhisperTranscriber {
 
     /// The bias `options` ask for, built once for each vocabulary and bonus.
     private func vocabularyBias(_ options: WhisperOptions) -> VocabularyBias? {
-        if let bias, bias.words == options.vocabulary, bias.bonus == options.vocabularyBonus { return bias.value }
+        if let bias, bias.words == options.vocabulary, bias.bonus == options.vocabularyBonus,
+            bias.order == options.vocabularyOrder
+        {
+            return bias.value
+        }
         let value = VocabularyBias(
-            words: options.vocabulary, bonus: options.vocabularyBonus, tokenizer: model.tokenizer)
-        bias = (options.vocabulary, options.vocabularyBonus, value)
+            words: options.vocabulary, bonus: options.vocabularyBonus, tokenizer: model.tokenizer,
+            order: options.vocabularyOrder)
+        bias = (options.vocabulary, options.vocabularyBonus, options.vocabularyOrder, value)
         return value
     }
 
