@@ -175,8 +175,15 @@ import Testing
 
     @Test func requestOptionsAreCheckedAndLastOneUtterance() throws {
         let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
-        #expect(throws: EarshotError.self) { try recognizer.setRequestOptions(.init(language: "de")) }
-        #expect(throws: EarshotError.self) { try recognizer.setRequestOptions(.init(temperature: 1.5)) }
+        let language = #expect(throws: RecognitionOptionRefusal.self) {
+            try recognizer.setRequestOptions(.init(language: "de"))
+        }
+        #expect(language?.option == .language)
+        #expect(language?.message.contains("'de'") == true)
+        let temperature = #expect(throws: RecognitionOptionRefusal.self) {
+            try recognizer.setRequestOptions(.init(temperature: 1.5))
+        }
+        #expect(temperature?.option == .temperature)
         try recognizer.setRequestOptions(.init(language: "en", prompt: "Dashwood, Norland.", temperature: 0.2))
         try recognizer.startUtterance()
         try feed(recognizer, try WhisperFixtures.samples(Self.clip), from: 0)
