@@ -29,7 +29,8 @@ public struct EmbeddedRecognizerModel: Sendable {
     /// This model with a custom language model (`earshot lm build`), named `name` (its id gains
     /// `+name`): PocketSphinx interpolates the model's trigrams with its own at `weight` (nil: the
     /// default) and adds its pronunciations; Whisper is prompted with its words, unless a prompt was
-    /// set, and biased toward them by `vocabularyBonus` per token (nil: the default), in the order its
+    /// set, does not decode the silence after the speech again (``WhisperOptions/skippedTail``), and is
+    /// biased toward them by `vocabularyBonus` per token (nil: the default), in the order its
     /// phrases and templates give them (``WordOrder``).
     public func withCustomLanguageModel(
         _ model: CustomLanguageModel, named name: String, weight: Double? = nil, vocabularyBonus: Double? = nil
@@ -37,6 +38,8 @@ public struct EmbeddedRecognizerModel: Sendable {
         switch engine {
         case .whisper(let whisper, var options):
             if options.initialPrompt == nil { options.initialPrompt = try model.biasingPrompt() }
+            // A prompted Whisper says its prompt again in the silence after the speech.
+            if options.skippedTail == nil { options.skippedTail = WhisperOptions.defaultSkippedTail }
             options.vocabulary = try model.vocabulary()
             options.vocabularyOrder = try model.data().wordOrder()
             if let vocabularyBonus { options.vocabularyBonus = vocabularyBonus }

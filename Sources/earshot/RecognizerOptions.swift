@@ -55,6 +55,14 @@ struct RecognizerOptions: ParsableArguments {
     var liveEncoderWindow: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Whisper, with word times: audio after a recording's last word up to this long is not decoded "
+                + "again (a prompted Whisper repeats its prompt there). Default: off, as faster-whisper; "
+                + "\(WhisperOptions.defaultSkippedTail) with --language-model.",
+            valueName: "seconds"))
+    var skipTail: Double?
+
+    @Option(
         help:
             "PocketSphinx: a model folder laid out as Debian's (en-us/, en-us.lm.bin, cmudict-en-us.dict). Default: $EARSHOT_MODEL_DIR, else /usr/share/pocketsphinx/model/en-us."
     )
@@ -95,6 +103,7 @@ struct RecognizerOptions: ParsableArguments {
             ("--whisper-model", whisperModel != nil), ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
             ("--vocabulary-bonus", vocabularyBonus != nil), ("--encoder-window", encoderWindow != nil),
             ("--live-encoder-window", liveEncoderWindow != nil),
+            ("--skip-tail", skipTail != nil),
         ].filter(\.1).map(\.0)
         let pocketSphinxOnly = [("--decoder", decoderOptions.decoder != nil), ("--model-dir", modelDir != nil)]
             .filter(\.1).map(\.0)
@@ -126,6 +135,9 @@ struct RecognizerOptions: ParsableArguments {
                 "--beam-size \(beamSize): expected \(WhisperOptions.beamSizes.lowerBound) to "
                     + "\(WhisperOptions.beamSizes.upperBound) (1 decodes greedily)")
         }
+        if let skipTail, !(skipTail >= 0 && skipTail.isFinite) {
+            throw ValidationError("--skip-tail \(skipTail): expected seconds ≥ 0")
+        }
         if let encoderWindow, WhisperEncoderWindow(encoderWindow) == nil {
             throw ValidationError("--encoder-window \(encoderWindow): expected full or fitted")
         }
@@ -143,6 +155,7 @@ struct RecognizerOptions: ParsableArguments {
             ("--model-dir", modelDir != nil), ("--decoder", decoderOptions.decoder != nil),
             ("--language-model", !languageModel.isEmpty), ("--language-model-weight", languageModelWeight != nil),
             ("--vocabulary-bonus", vocabularyBonus != nil),
+            ("--skip-tail", skipTail != nil),
         ].first(where: \.1)
         if let (option, _) = given { throw ValidationError("\(option) sets the embedded recognizer; \(why)") }
     }
@@ -154,6 +167,7 @@ struct RecognizerOptions: ParsableArguments {
         options.language = language
         options.task = task
         options.initialPrompt = prompt
+        options.skippedTail = skipTail
         if let window = encoderWindow.flatMap(WhisperEncoderWindow.init) { options.encoderWindow = window }
         if let window = liveEncoderWindow.flatMap(WhisperEncoderWindow.init) { options.liveEncoderWindow = window }
         return options

@@ -58,6 +58,16 @@ public struct WhisperOptions: Sendable, Equatable {
     public var maxInitialTimestamp: Double
     /// Align each word to the audio (cross-attention and dynamic time warping).
     public var wordTimestamps: Bool
+    /// With word timestamps, the longest audio after the last word of a recording's last window that is
+    /// not decoded again, in seconds. The window has already heard it, so it holds no speech the decode
+    /// missed, yet decoded alone a prompted Whisper fills it with its prompt ("Play the Tartakower. Play
+    /// the Tartakower.", the second sentence's words a few milliseconds long). nil (the default, as
+    /// faster-whisper) decodes any tail; a custom language model, which prompts, sets
+    /// ``defaultSkippedTail``. (OpenAI's Whisper skips such a remainder, anywhere, under its
+    /// `hallucination_silence_threshold`.)
+    public var skippedTail: Double?
+    /// The tail a custom language model skips (BENCHMARKS.md, "Custom language models out of sample").
+    public static let defaultSkippedTail = 1.0
     /// How much of each 30 s window the encoder runs over: ``WhisperEncoderWindow/full`` (faster-whisper's,
     /// the default) or fitted to the audio (``WhisperEncoderWindow/live``: faster, but it can cost words).
     public var encoderWindow: WhisperEncoderWindow
@@ -134,6 +144,9 @@ public struct WhisperOptions: Sendable, Equatable {
         }
         if !prefix.isEmpty, beamSize != 1 || temperatures != [0] {
             throw fail("prefix (\(prefix.count) tokens)", "greedy decoding (beamSize 1, temperatures [0])")
+        }
+        if let skippedTail, !(skippedTail >= 0 && skippedTail.isFinite) {
+            throw fail("skippedTail \(skippedTail)", "seconds ≥ 0")
         }
         if let initialPrompt, initialPrompt.utf8.count > 4096 {
             throw fail("initialPrompt (\(initialPrompt.utf8.count) bytes)", "at most 4 096 bytes")

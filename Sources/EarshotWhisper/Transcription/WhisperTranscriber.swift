@@ -195,6 +195,12 @@ public final class WhisperTranscriber {
                 }
                 if !singleTimestampEnding, let lastWordEnd = Self.lastEnd(windowSegments), lastWordEnd > timeOffset {
                     nextSeek = Int((lastWordEnd * Self.framesPerSecond).rounded(.toNearestOrEven))
+                    // The last window saw the audio after its last word: decoded alone it holds no speech,
+                    // and a prompted Whisper fills it with the prompt (``WhisperOptions/skippedTail``).
+                    let tail = Double(contentFrames - nextSeek) / Self.framesPerSecond
+                    if seek + size == contentFrames, let limit = options.skippedTail, tail <= limit {
+                        nextSeek = contentFrames
+                    }
                 }
                 if let lastWordEnd = Self.lastEnd(windowSegments) { lastSpeech = lastWordEnd }
             }
