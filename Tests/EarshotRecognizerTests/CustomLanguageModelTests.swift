@@ -34,6 +34,28 @@ private let chess = CustomLanguageModelData(locale: "en_US", identifier: "com.ex
         #expect(again == chess)
     }
 
+    /// Whisper's prompt: the model's words as a list in the room the templates' examples leave, then an
+    /// example of each template, most counted first; nothing past the budget.
+    @Test func thePromptIsTheWordsThenAnExampleOfEachTemplate() throws {
+        let pharmacy = CustomLanguageModelData(locale: "en_US", identifier: "x", version: "1") {
+            CustomLanguageModelData.PhraseCount(phrase: "call the  chemist", count: 2)
+            CustomLanguageModelData.PhraseCountsFromTemplates(classes: [
+                "drug": ["aspirin", "ibuprofen", "xarelto"]
+            ]) {
+                CustomLanguageModelData.Template("swap <drug> for <drug>?", count: 5)
+                CustomLanguageModelData.Template("refill <drug>", count: 10)
+            }
+            CustomLanguageModelData.CustomPronunciation(grapheme: "Eliquis", phonemes: ["E l @ k w I s"])
+        }
+        #expect(
+            pharmacy.biasingPrompt()
+                == "Eliquis, call, chemist, aspirin, ibuprofen, xarelto. Refill ibuprofen. Swap ibuprofen for aspirin?")
+        // The examples come first; the list takes the room left, word by word.
+        #expect(
+            pharmacy.biasingPrompt(maxCharacters: 62) == "Eliquis, call. Refill ibuprofen. Swap ibuprofen for aspirin?")
+        #expect(pharmacy.biasingPrompt(maxCharacters: 18) == "Refill ibuprofen.")
+    }
+
     @Test func aTemplateCountIsSpreadOverItsExpansions() throws {
         let expanded = chess.expandedPhrases()
         #expect(expanded.count == 3 + 6 * 2 * 6 * 8)
@@ -164,7 +186,8 @@ private let chess = CustomLanguageModelData(locale: "en_US", identifier: "com.ex
         #expect(try model.data() == chess)
         #expect(
             try model.biasingPrompt()
-                == "Winawer, Tartakower, Play, Albin, counter, gambit, variation, pawn, rook, knight, bishop, queen, king."
+                == "Winawer, Tartakower, Play, Albin, counter, gambit, variation, pawn, rook, knight, bishop, queen, king. "
+                + "Rook to king pawn 2."
         )
         // Built again over itself: replaced.
         _ = try CustomLanguageModel.build(chess, into: directory)

@@ -163,28 +163,10 @@ public struct CustomLanguageModel: Sendable, Hashable {
     /// The training data the directory was built from, as checked when it was opened.
     public func data() throws -> CustomLanguageModelData { trainingData }
 
-    /// A prompt that primes Whisper with the model's vocabulary, as a list of words: those given
-    /// pronunciations, then the words of the exact phrases, then the templates' class members, as the
-    /// data spells them, once each, skipping numbers and words of fewer than four letters, up to
-    /// `maxCharacters`. A list rather than the phrases themselves: prompted with sentences, Whisper
-    /// tends to say them again after the speech (on the chess set's clean half, the phrases as a
-    /// prompt raised its word error rate; the word list lowered it — BENCHMARKS.md).
+    /// A prompt that primes Whisper with the model's words and the shape of its sentences
+    /// (``CustomLanguageModelData/biasingPrompt(maxCharacters:)``).
     public func biasingPrompt(maxCharacters: Int = 400) throws -> String {
-        let data = try data()
-        var candidates = data.pronunciations.map(\.grapheme)
-        candidates += data.phrases.flatMap { $0.phrase.split(whereSeparator: \.isWhitespace).map(String.init) }
-        candidates += data.templates.flatMap { group in group.classes.keys.sorted().flatMap { group.classes[$0]! } }
-        var seen: Set<String> = []
-        var words: [String] = []
-        for candidate in candidates {
-            let word = candidate.trimmingCharacters(in: CharacterSet.alphanumerics.inverted)
-            guard word.count >= 4, !word.allSatisfy(\.isNumber), seen.insert(word.lowercased()).inserted else {
-                continue
-            }
-            if (words + [word]).joined(separator: ", ").count + 1 > maxCharacters { break }
-            words.append(word)
-        }
-        return words.isEmpty ? "" : words.joined(separator: ", ") + "."
+        try data().biasingPrompt(maxCharacters: maxCharacters)
     }
 
     /// The words of the model as its data spells them, once each (compared without case): the custom
