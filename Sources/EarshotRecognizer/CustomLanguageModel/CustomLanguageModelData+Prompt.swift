@@ -12,8 +12,9 @@ extension CustomLanguageModelData {
     /// writing "c7". The phrases stay in the list, not as sentences: Whisper copies a whole sentence
     /// into speech that does not fit it ("Play the Albin counter gambit." for a LibriVox clip). The
     /// n-th template's k-th slot of a class takes member (3n + 5k + 1) mod the class's size, so the
-    /// examples show different members. Chosen on the chess set, confirmed on the openings and
-    /// pharmacy sets (BENCHMARKS.md, "Custom language models out of sample").
+    /// examples show different members. Chosen on the chess set (the openings and pharmacy sets were
+    /// looked at along the way), confirmed on a rail set run once (BENCHMARKS.md, "The tail left
+    /// undecoded, and a prompt with the templates' shape").
     public func biasingPrompt(maxCharacters: Int = 400) -> String {
         var examples: [String] = []
         var length = 0
