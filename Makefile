@@ -52,8 +52,14 @@ TEST_BUILD := -c release -Xswiftc -enable-testing
 # which every `Task.sleep` resumes through, is left free.
 # EARSHOT_SLURM_TESTS=1 makes the Slurm job-array test run — it starts its own munged, slurmctld and
 # slurmd on loopback — so here a Slurm that cannot start fails (a bare `swift test` skips it).
+# At most TEST_WIDTH test cases run at once (Swift Testing's limit, read from the environment; Swift 6.3
+# starts all 988 at once). All at once kept 14 threads in the run queue of two cores, on average, and a
+# service test's one request could wait over 120 s for its decode (two such tests failed a fresh clone's
+# run); four per core keep 5 there, the cores still never idle, and the run is no slower
+# (BENCHMARKS.md, "make test with at most four tests per core").
+TEST_WIDTH := $(shell echo $$((4 * $$(nproc))))
 test: deps corpora-deps notebook-deps slurm-deps packaging-deps models openai-client realtime-clients interchange-readers
-	EARSHOT_SLURM_TESTS=1 swift test $(TEST_BUILD)
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) EARSHOT_SLURM_TESTS=1 swift test $(TEST_BUILD)
 	$(MAKE) --no-print-directory notebooks EARSHOT=.build/release/earshot
 
 # Slurm and its authentication service, for the test that runs Examples/slurm/ on a one-node cluster it

@@ -13,13 +13,10 @@ set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: passes.sh CLONE [CLONE ...]" >&2; exit 2; }
 logs=${TMPDIR:-/tmp}
 
-# The recipe's swift test commands, continuation lines joined, each with --skip-build.
+# The recipe's swift test commands as make expands them (`make -n` prints them without running them,
+# its variables and environment assignments filled in), each with --skip-build.
 commands() {
-    awk '/^test:/ { inside = 1; next }
-         inside && !/^\t/ { exit }
-         inside { line = line $0; if (line ~ /\\$/) { sub(/\\$/, "", line); next } print line; line = "" }' \
-        "$1/Makefile" |
-        grep 'swift test' | sed -E 's/^[[:space:]]+//; s/[[:space:]]+/ /g' |
+    make --no-print-directory -C "$1" -n test 2>/dev/null | grep 'swift test' |
         sed -E '/--skip-build/! s/swift test/swift test --skip-build/'
 }
 

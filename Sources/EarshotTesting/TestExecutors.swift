@@ -22,7 +22,12 @@ import Foundation
 ///   (what they do is CPU work too: dozens of decodes at once, on two cores);
 /// - 19: ``compute``, the CPU-bound suites, in the background of all the others.
 ///
-/// A second's bound then measures the code under test, not the hundreds of tests beside it.
+/// A second's bound then measures the code under test, not the tests beside it.
+///
+/// How many tests run beside it is the test runner's to bound, not these executors': `make test`
+/// lets Swift Testing run at most four test cases per core at once (`TEST_WIDTH` in the Makefile).
+/// A bare `swift test` starts all of them at once, and a service test's request can then wait
+/// minutes for its decode behind the others' on the shared ``recognition`` threads.
 public enum TestExecutors {
     /// The in-process services' request handling. Handlers suspend while they wait for the network,
     /// so a few threads serve many connections.
