@@ -19,9 +19,15 @@ public final class LoopbackConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`; with `receiveBufferBytes`, the socket's receive buffer is that
     /// small (set before connecting, so the window offered to the server is too): a client that reads
-    /// slowly fills it at once.
-    public init(port: Int, receiveBufferBytes: Int? = nil) throws {
+    /// slowly fills it at once. With `sendTimeout`, a send that waits that many seconds for a server
+    /// that reads nothing fails (``send(_:)-([UInt8])`` returns false) instead of blocking for good.
+    public init(port: Int, receiveBufferBytes: Int? = nil, sendTimeout: Double? = nil) throws {
         socket = try Self.connectedSocket(port: port, receiveBufferBytes: receiveBufferBytes)
+        if let sendTimeout {
+            var limit = timeval(
+                tv_sec: Int(sendTimeout), tv_usec: Int(sendTimeout.truncatingRemainder(dividingBy: 1) * 1e6))
+            setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
     }
 
     /// A TCP socket connected to 127.0.0.1:`port`, with Nagle's delay off; the caller closes it.
@@ -68,7 +74,7 @@ public final class LoopbackConnection: @unchecked Sendable {
         hangUp()
     }
 
-    /// Sends `bytes`; false if the server has closed the connection.
+    /// Sends `bytes`; false if the server has closed the connection (or the send timeout passed).
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0

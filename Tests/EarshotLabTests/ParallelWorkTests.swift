@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotTestTraits
+import Glibc
 import Testing
 
 @testable import EarshotLab
@@ -40,26 +41,31 @@ private struct Failure: Error, Equatable {
     /// An error thrown by `completed` fails the run too.
     @Test func anErrorFromCompletedFailsTheRun() async throws {
         await #expect(throws: Failure(index: 1)) {
-            _ = try await ParallelWork.map(count: 4, jobs: 2) { $0 } completed: { index, _ in
+            _ = try await ParallelWork.map(count: 4, jobs: 2) {
+                $0
+            } completed: { index, _ in
                 if index == 1 { throw Failure(index: 1) }
             }
         }
     }
 
-    /// A cancelled task hands out no more work and throws CancellationError.
+    /// A cancelled task hands out no more work and throws CancellationError. The first piece runs
+    /// until the task is cancelled, so the cancellation lands while work remains however late this
+    /// test's clock wakes (an earlier version slept 50 ms and cancelled; on a loaded machine all 1 000
+    /// pieces had finished by then).
     @Test func cancellationStopsHandingOutWork() async throws {
         let started = Locked(0)
         let run = Task {
             try await ParallelWork.map(count: 1_000, jobs: 1) { index in
                 started.withLock { $0 += 1 }
-                var sum = 0
-                for value in 0..<2_000_000 { sum &+= value }
-                return sum
+                // A child task sees its parent's cancellation.
+                while index == 0, !Task.isCancelled { usleep(1_000) }
+                return index
             }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        while started.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
         run.cancel()
         await #expect(throws: CancellationError.self) { _ = try await run.value }
-        #expect(started.value < 1_000)
+        #expect(started.value == 1)
     }
 }

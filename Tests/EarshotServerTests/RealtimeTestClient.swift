@@ -179,9 +179,11 @@ final class RawWebSocket {
     let connection: LoopbackConnection
 
     /// Opens `/v1/realtime?intent=transcription` with `headers` ("Name: value" lines), with a receive
-    /// buffer of `receiveBufferBytes` if given (the kernel's default otherwise).
-    init(port: Int, headers: [String], receiveBufferBytes: Int? = nil) throws {
-        connection = try LoopbackConnection(port: port, receiveBufferBytes: receiveBufferBytes)
+    /// buffer of `receiveBufferBytes` if given (the kernel's default otherwise), and sends that fail
+    /// after `sendTimeout` seconds if given (see ``LoopbackConnection/init(port:receiveBufferBytes:sendTimeout:)``).
+    init(port: Int, headers: [String], receiveBufferBytes: Int? = nil, sendTimeout: Double? = nil) throws {
+        connection = try LoopbackConnection(
+            port: port, receiveBufferBytes: receiveBufferBytes, sendTimeout: sendTimeout)
         let head =
             [
                 "GET /v1/realtime?intent=transcription HTTP/1.1", "Host: 127.0.0.1:\(port)", "Upgrade: websocket",
