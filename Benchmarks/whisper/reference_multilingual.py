@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Writes the reference results the multilingual Whisper parity tests check against (EarshotWhisperTests,
 WhisperMultilingualParityTests): faster-whisper with Whisper base (the folder `earshot models fetch
-whisper-base` installs), greedy (beam 1, temperature 0 only), word timestamps on, float32 on one thread,
-the language left to detect (faster-whisper's default: the first 30 s).
+whisper-base` installs), word timestamps on, float32 on one thread, the language left to detect
+(faster-whisper's default: the first 30 s); greedy (beam 1, temperature 0 only), and with beam 5 as
+`transcribe` runs it by default (beam 5, the temperature fallback on).
 
 Recorded per clip: the detected language and its probability, the five likeliest languages, and the
-tokens, times, log-probabilities and words of every segment, plus the first window decoded once (the
-language token faster-whisper put in its prompt included); for the eSpeak NG sentences, their
-translation into English too (task "translate", greedy, no word timestamps).
+tokens, times, log-probabilities and words of every segment, greedy and with beam 5, plus the first
+window decoded once each way (the language token faster-whisper put in its prompt included); for the
+eSpeak NG sentences, their translation into English too (task "translate", greedy, no word timestamps).
 
 The clips are 16 kHz mono 16-bit WAV files that the test rebuilds byte for byte, so none is committed:
   - a sentence each in French, German and Spanish spoken by eSpeak NG (`espeak-ng -v LANG -w`, 22 050 Hz),
@@ -54,9 +55,11 @@ def clips(scratch):
     return found
 
 
-def transcribe(model, audio):
+def transcribe(model, audio, beam):
+    """Greedy at temperature 0 only (beam 1), or faster-whisper's defaults (beam 5 and the fallback)."""
+    temperature = 0.0 if beam == 1 else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
     segments, info = model.transcribe(
-        audio, beam_size=1, temperature=0.0, word_timestamps=True, language=None)
+        audio, beam_size=beam, temperature=temperature, word_timestamps=True, language=None)
     segments = [{
         "start": s.start, "end": s.end, "text": s.text, "tokens": list(s.tokens),
         "avg_logprob": s.avg_logprob, "no_speech_prob": s.no_speech_prob, "temperature": s.temperature,
@@ -72,8 +75,8 @@ def translate(model, audio):
     return [{"start": s.start, "end": s.end, "text": s.text, "tokens": list(s.tokens)} for s in segments]
 
 
-def first_window(model, audio, language):
-    """The first window decoded once at temperature 0 with the detected language."""
+def first_window(model, audio, language, beam):
+    """The first window decoded once at temperature 0 with the detected language, with `beam` beams."""
     features = model.feature_extractor(audio)
     content = features.shape[-1] - 1
     window = np.zeros((80, 3000), dtype=np.float32)
@@ -81,7 +84,7 @@ def first_window(model, audio, language):
     encoded = model.model.encode(ctranslate2.StorageView.from_array(window[None]), to_cpu=True)
     tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language)
     result = model.model.generate(
-        encoded, [tokenizer.sot_sequence], beam_size=1, patience=1, length_penalty=1, repetition_penalty=1,
+        encoded, [tokenizer.sot_sequence], beam_size=beam, patience=1, length_penalty=1, repetition_penalty=1,
         no_repeat_ngram_size=0, max_length=448, return_scores=True, return_no_speech_prob=True, suppress_blank=True,
         suppress_tokens=list(get_suppressed_tokens(tokenizer, [-1])), max_initial_timestamp_index=50)[0]
     return {"prompt": list(tokenizer.sot_sequence), "tokens": list(result.sequences_ids[0]),
@@ -95,11 +98,14 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         for clip in clips(scratch):
             audio = read(clip["path"])
-            language, probability, top, segments = transcribe(model, audio)
+            language, probability, top, segments = transcribe(model, audio, 1)
+            beam_language, _, _, beam5 = transcribe(model, audio, 5)
+            assert beam_language == language, clip["name"]
             entry = {k: v for k, v in clip.items() if k != "path"}
             entry.update({"sha256": sha256(clip["path"]), "samples": len(audio), "language": language,
                           "language_probability": probability, "top_languages": top, "greedy": segments,
-                          "first_window": first_window(model, audio, language)})
+                          "first_window": first_window(model, audio, language, 1), "beam5": beam5,
+                          "first_window_beam5": first_window(model, audio, language, 5)})
             if "voice" in clip:
                 entry["translate"] = translate(model, audio)
             results.append(entry)
@@ -108,7 +114,7 @@ def main():
     document = {"schema_version": 1, "faster_whisper": faster_whisper.__version__,
                 "ctranslate2": ctranslate2.__version__, "model.bin sha256": sha256(os.path.join(model_dir, "model.bin")),
                 "compute_type": "float32", "cpu_threads": 1, "espeak_ng": espeak_version(),
-                "beam_size": 1, "clips": results}
+                "beam_sizes": [1, 5], "clips": results}
     with open(output, "w") as f:
         json.dump(document, f, indent=1, ensure_ascii=False)
         f.write("\n")

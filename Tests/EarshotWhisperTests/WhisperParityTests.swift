@@ -108,16 +108,25 @@ import Testing
         let (reference, samples) = try await clip(name)
         let transcriber = try WhisperTranscriber(model: try WhisperFixtures.model())
         for (beam, expected) in [(1, reference.first_window.greedy), (5, reference.first_window.beam5)] {
-            let (ours, noSpeech) = try samples.withUnsafeBufferPointer {
+            let ours = try samples.withUnsafeBufferPointer {
                 try transcriber.decodeFirstWindow($0, options: WhisperOptions(beamSize: beam))
             }
-            #expect(ours.tokens == expected.tokens, "\(name) beam \(beam): tokens")
-            #expect(
-                abs(Double(ours.score) - expected.score) < 1e-4,
-                "\(name) beam \(beam): score \(ours.score) vs \(expected.score)")
-            #expect(
-                abs(Double(noSpeech) - expected.no_speech_prob) < 1e-4, "\(name) beam \(beam): no-speech probability")
+            compare(ours, expected, "\(name) beam \(beam)")
         }
+    }
+
+    /// One window decoded once against the reference's: the same tokens, the score and the no-speech
+    /// probability within 1e-4.
+    func compare(
+        _ ours: (hypothesis: WhisperSearch.Hypothesis, noSpeechProbability: Float),
+        _ expected: WhisperFixtures.Reference.Decode, _ what: String
+    ) {
+        #expect(ours.hypothesis.tokens == expected.tokens, "\(what): tokens")
+        #expect(
+            abs(Double(ours.hypothesis.score) - expected.score) < 1e-4,
+            "\(what): score \(ours.hypothesis.score) vs \(expected.score)")
+        #expect(
+            abs(Double(ours.noSpeechProbability) - expected.no_speech_prob) < 1e-4, "\(what): no-speech probability")
     }
 
     /// Whole transcripts: where faster-whisper never fell back to sampling, every segment and word; where
