@@ -8,14 +8,14 @@ import Testing
 @testable import EarshotWhisper
 
 /// Our Whisper base (multilingual) against faster-whisper 1.2.1 / CTranslate2 (float32, one thread),
-/// greedy and with beam 5, the language left to detect: `Fixtures/faster-whisper-base-reference.json`, written by
-/// `Benchmarks/whisper/reference_multilingual.py` from a sentence each in French, German and Spanish
-/// spoken by eSpeak NG (rebuilt here byte for byte) and one LibriVox clip.
+/// greedy and with beam 5, the language left to detect: `Fixtures/faster-whisper-base-reference.json`,
+/// written by `Benchmarks/whisper/reference_multilingual.py` from a sentence each in French, German
+/// and Spanish spoken by eSpeak NG (rebuilt here byte for byte) and one LibriVox clip.
 ///
 /// The detected language must be the reference's, its probability within 1e-3; the tokens, segment
 /// times and word times exactly the reference's, greedy and with beam 5, as ``WhisperParityTests``
-/// holds tiny.en to them; and
-/// translated into English (`task="translate"`), the same tokens, text and segment times.
+/// holds tiny.en to them; and translated into English (`task="translate"`), the same tokens, text
+/// and segment times.
 @Suite(.computing) struct WhisperMultilingualParityTests {
     struct Reference: Decodable {
         struct Clip: Decodable {
@@ -46,6 +46,7 @@ import Testing
             var tokens: [Int]
             var score: Double
             var no_speech_prob: Double
+            /// The decode alone, in the shape tiny.en's reference records it, for the shared comparison.
             var decode: WhisperFixtures.Reference.Decode {
                 .init(tokens: tokens, score: score, no_speech_prob: no_speech_prob)
             }
