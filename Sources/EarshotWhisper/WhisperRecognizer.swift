@@ -15,6 +15,10 @@ import Foundation
 /// text that only grows, and a partial decode's search covers only the words not yet confirmed.
 /// The final decode is independent of the partials: a file's words, whatever the partials said.
 ///
+/// Decodes share the process's cores through ``ComputeSlots``: a final decode (or one begun at a
+/// pause) waits for a core in order of arrival; a partial decode runs only on a core no final decode
+/// waits for, and stops when one comes to wait.
+///
 /// Audio that never rises above −50 dBFS (digital silence, an idle line) gives no hypothesis and is not
 /// decoded: Whisper, asked to transcribe silence, writes a likely word ("You", with a no-speech
 /// probability of 0.94 but an average log-probability just above −1), where a recognizer should say it
@@ -51,12 +55,13 @@ public final class WhisperRecognizer: Recognizer {
     /// How often partial results re-decode the open utterance; each decode needs at least 1 s of new audio.
     public enum PartialPacing: Sendable {
         /// Once two decodes of an utterance agree on its first words, the next waits at least as long as
-        /// the last one took:
-        /// partial decodes take at most half of the recognizer's time however fast audio arrives (a stream replayed faster than real time,
-        /// a loaded machine), so the final result never queues behind them. For live streams.
+        /// the last one took: partial decodes take at most half of the recognizer's time however fast
+        /// audio arrives (a stream replayed faster than real time, a loaded machine). And they run
+        /// only on a core no result waits for (``ComputeSlots/runProvisional(_:)``): with more streams
+        /// than cores, partial results thin out and final results keep their pace. For live streams.
         case sharingTime
-        /// Every second of audio, however long a decode takes: the same partials whatever the machine's
-        /// speed, for offline replays.
+        /// Every second of audio, however long a decode takes, each waiting its turn for a core: the
+        /// same partials whatever the machine's speed or load, for offline replays.
         case everySecondOfAudio
     }
     /// The utterance's confirmed text tokens: only ever extended, and continued by each partial decode.
@@ -74,12 +79,19 @@ public final class WhisperRecognizer: Recognizer {
     /// Below this peak (−50 dBFS) an utterance is silence.
     public static let silencePeak: Float = 0.003_162_3
 
+    /// The cores this recognizer's decodes share with the process's other decodes.
+    public let slots: ComputeSlots
+
+    /// `slots`: where decodes wait for a core (results first; partial decodes only when a core is
+    /// idle), by default the process's.
     public init(
-        model: WhisperModel, options: WhisperOptions = WhisperOptions(), partialPacing: PartialPacing = .sharingTime
+        model: WhisperModel, options: WhisperOptions = WhisperOptions(), partialPacing: PartialPacing = .sharingTime,
+        slots: ComputeSlots = .shared
     ) throws {
         self.model = model
         self.options = options
         self.partialPacing = partialPacing
+        self.slots = slots
         transcriber = try WhisperTranscriber(model: model, options: options)
     }
 
@@ -165,7 +177,7 @@ public final class WhisperRecognizer: Recognizer {
         earlyDecodes.begun += 1
         var options = utteranceOptions
         options.encoderWindow = options.liveEncoderWindow
-        speculation = WhisperSpeculation(samples: samples, transcriber: transcriber, options: options)
+        speculation = WhisperSpeculation(samples: samples, transcriber: transcriber, options: options, slots: slots)
     }
 
     public var beginsFinalDecodeOnPause: Bool { true }
@@ -202,9 +214,6 @@ public final class WhisperRecognizer: Recognizer {
             partialPacing == .everySecondOfAudio || confirmed.isEmpty
             || lastPartialTiming.map { clock.now - $0.ended >= $0.took } ?? true
         if samples.count - decodedBefore >= format.sampleRate, peak >= Self.silencePeak, rested {
-            let started = clock.now
-            defer { lastPartialTiming = (clock.now, clock.now - started) }
-            partialDecodes += 1
             var options = utteranceOptions
             // Provisional text: the fitted window, whatever the final decodes use.
             options.encoderWindow = .live
@@ -216,9 +225,30 @@ public final class WhisperRecognizer: Recognizer {
             if samples.count <= Self.maxSpeculativeSamples, confirmed.count <= model.dimensions.textContext / 4 {
                 options.prefix = confirmed
             }
-            let segments = try samples.withUnsafeBufferPointer {
-                try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled })
+            let started = clock.now
+            func decode(stopping stop: @escaping () -> Bool) throws -> [WhisperSegment] {
+                try samples.withUnsafeBufferPointer {
+                    try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled || stop() })
+                }
             }
+            let decoded: [WhisperSegment]?
+            switch partialPacing {
+            case .sharingTime:
+                // Only on a core no result needs: skipped while results wait for one, and stopped when
+                // one comes to wait (the text agreed so far stands; a later call tries again).
+                do {
+                    decoded = try slots.runProvisional { resultWaiting in try decode(stopping: resultWaiting) }
+                } catch let error as EarshotError where error.code == .canceled && !Task.isCancelled {
+                    decoded = nil
+                }
+            case .everySecondOfAudio:
+                // The same partials whatever the load: each waits its turn for a core, as a result does.
+                decoded = try slots.runResult(unless: { Task.isCancelled }) { try decode(stopping: { false }) }
+                if decoded == nil { throw EarshotError(.canceled, "whisper: partial decode cancelled") }
+            }
+            guard let segments = decoded else { return agreedResult() }
+            lastPartialTiming = (clock.now, clock.now - started)
+            partialDecodes += 1
             let tokens = segments.flatMap(\.tokens).filter { $0 < model.tokenizer.endOfText }
             if let previous = lastPartial?.tokens {
                 confirmed += Self.agreedWords(previous, tokens, after: confirmed, tokenizer: model.tokenizer)
@@ -281,9 +311,13 @@ public final class WhisperRecognizer: Recognizer {
                 earlyDecodes.used += 1
                 segments = early
             } else {
-                segments = try samples.withUnsafeBufferPointer {
-                    try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled })
+                let decoded = try slots.runResult(unless: { Task.isCancelled }) {
+                    try samples.withUnsafeBufferPointer {
+                        try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled })
+                    }
                 }
+                guard let decoded else { throw EarshotError(.canceled, "whisper: decode cancelled") }
+                segments = decoded
             }
         } catch let error as EarshotError where error.code == .canceled {
             throw CancellationError()

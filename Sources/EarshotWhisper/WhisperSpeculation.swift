@@ -25,17 +25,20 @@ final class WhisperSpeculation: @unchecked Sendable {
     private var outcome = Outcome.running
 
     /// Starts decoding `samples` with `transcriber` (which the caller must not use until ``wait()``
-    /// returns) on a new thread.
-    init(samples: [Float], transcriber: WhisperTranscriber, options: WhisperOptions) {
+    /// returns) on a new thread, once one of `slots` is free: a result's decode.
+    init(samples: [Float], transcriber: WhisperTranscriber, options: WhisperOptions, slots: ComputeSlots) {
         sampleCount = samples.count
         // The transcriber is handed over for the thread's lifetime; the caller waits for it back.
         nonisolated(unsafe) let transcriber = transcriber
         let thread = Thread { [self] in
             let result: Outcome
             do {
-                let segments = try samples.withUnsafeBufferPointer {
-                    try transcriber.transcribe($0, options: options, isCancelled: { self.isCancelled })
+                let segments = try slots.runResult(unless: { self.isCancelled }) {
+                    try samples.withUnsafeBufferPointer {
+                        try transcriber.transcribe($0, options: options, isCancelled: { self.isCancelled })
+                    }
                 }
+                guard let segments else { throw EarshotError(.canceled, "whisper: early decode cancelled") }
                 result = .decoded(segments)
             } catch {
                 result = .failed(error)

@@ -34,13 +34,18 @@ import Testing
         return (connection.statuses.first ?? 0, connection.text)
     }
 
-    static func earlyDecodes(_ server: ServeCommandTests.Server, _ outcome: String) throws -> Double {
+    /// The value of one series on `/metrics` (`name{labels}`), 0 when it is not there.
+    static func metric(_ server: ServeCommandTests.Server, _ series: String) throws -> Double {
         let connection = try LoopbackConnection(port: server.port)
         connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         connection.read(for: 120)
-        let prefix = "earshot_early_decodes_total{outcome=\"\(outcome)\"} "
+        let prefix = series + " "
         let line = connection.text.split(separator: "\n").first { $0.hasPrefix(prefix) }
         return line.flatMap { Double($0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)) } ?? 0
+    }
+
+    static func earlyDecodes(_ server: ServeCommandTests.Server, _ outcome: String) throws -> Double {
+        try metric(server, "earshot_early_decodes_total{outcome=\"\(outcome)\"}")
     }
 
     @Test func theDecodeBegunAtThePauseIsTheAnswerUnlessSpeechComesBack() throws {
@@ -67,6 +72,9 @@ import Testing
         #expect(both.contains("Had he") && both.contains("than he was"), "\(both)")
         #expect(try Self.earlyDecodes(server, "used") == 2)
         #expect(try Self.earlyDecodes(server, "dropped") >= droppedBefore + 1)
+        // Every decode, early or not, took its turn on a core, and its CPU is counted.
+        #expect(try Self.metric(server, "earshot_decodes_total{kind=\"final\"}") >= 3)
+        #expect(try Self.metric(server, "earshot_decode_cpu_seconds_total{kind=\"final\"}") > 0)
     }
 
     /// A Realtime session without turn detection, whose client commits at its own endpoint (as

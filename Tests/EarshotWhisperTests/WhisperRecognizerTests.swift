@@ -163,7 +163,8 @@ import Testing
     /// queues behind partial decodes.
     @Test func partialDecodesWaitAsLongAsTheLastOneTook() throws {
         let samples = try WhisperFixtures.samples(Self.clip)
-        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        // Cores of its own: other tests' final decodes would make partial decodes give way.
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model(), slots: ComputeSlots(count: 1))
         try recognizer.startUtterance()
         let partials = try Self.partials(recognizer, samples)
         #expect(!partials.isEmpty, "a partial result before the end")
@@ -171,6 +172,52 @@ import Testing
             (2...5).contains(recognizer.partialDecodes),
             "\(recognizer.partialDecodes) decodes: one a second until the first agreement, then fewer")
         #expect(try recognizer.endUtterance().text == Self.expected)
+    }
+
+    /// Issue 47: with more streams than cores, partial decodes give way. While another stream's final
+    /// decode holds the only core, a stream gets no partial decode (its agreed text stands) and its own
+    /// final decode waits its turn; once the core is free, partial decodes run again.
+    @Test func partialDecodesGiveWayAndFinalDecodesWaitTheirTurn() throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        let slots = ComputeSlots(count: 1)
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model(), slots: slots)
+        try recognizer.startUtterance()
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread {
+            _ = slots.runResult {
+                holding.signal()
+                release.wait()
+            }
+            released.signal()
+        }.start()
+        holding.wait()
+        #expect(try Self.partials(recognizer, samples).isEmpty)
+        #expect(recognizer.partialDecodes == 0)
+        #expect(slots.tally.provisionalSkipped > 0)
+
+        // The final decode, asked while the core is held, waits for it.
+        let final = Locked<String?>(nil)
+        nonisolated(unsafe) let waiting = recognizer
+        let decoded = DispatchSemaphore(value: 0)
+        Thread {
+            let text = try? waiting.endUtterance().text
+            final.withLock { $0 = text }
+            decoded.signal()
+        }.start()
+        while slots.waitingResults == 0 { usleep(1_000) }
+        #expect(final.value == nil)
+        release.signal()
+        released.wait()
+        decoded.wait()
+        #expect(final.value == Self.expected)
+
+        // The core free, partial decodes run again.
+        try recognizer.startUtterance()
+        _ = try Self.partials(recognizer, Array(samples.prefix(32_000)))
+        #expect(recognizer.partialDecodes > 0)
+        recognizer.abandonUtterance()
     }
 
     @Test func requestOptionsAreCheckedAndLastOneUtterance() throws {

@@ -1,3 +1,4 @@
+import EarshotCore
 import Hummingbird
 
 /// `GET /health` and `GET /metrics`, for load balancers and Prometheus. Neither needs a token: they
@@ -21,7 +22,8 @@ struct OperationsRoute: Sendable {
 
     /// The Prometheus text exposition format (version 0.0.4).
     func scrape(_ request: Request) async -> Response {
-        let text = metrics.exposition(recognizersInUse: pools.busyCount, capacity: pools.capacity)
+        let text = metrics.exposition(
+            recognizersInUse: pools.busyCount, capacity: pools.capacity, decodes: ComputeSlots.shared.tally)
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         headers[.cacheControl] = "no-store"

@@ -1,5 +1,7 @@
+import EarshotCore
 import EarshotRecognizer
 import Prometheus
+import Synchronization
 
 /// The service's Prometheus metrics, in its own registry (no process-wide metrics system, so several
 /// services in one process — the tests' — keep apart), rendered by `GET /metrics` in the text
@@ -14,12 +16,17 @@ import Prometheus
 /// | `earshot_recognizers_in_use` | gauge | recognizers lent to requests when scraped |
 /// | `earshot_recognizers` | gauge | the pool's size (`--recognizers`) |
 /// | `earshot_early_decodes_total{outcome}` | counter | final decodes begun at the speaker's pause: `used` as the answer, `dropped` when speech came back |
+/// | `earshot_decodes_total{kind}` | counter | Whisper decodes run on the process's cores (``ComputeSlots``): `final` (begun at a pause or at the end), `partial`, and `partial_skipped` (a core was busy or a final waited) |
+/// | `earshot_decode_cpu_seconds_total{kind}` | counter | the CPU those decodes took, `final` and `partial` |
+/// | `earshot_decode_wait_seconds_total` | counter | time final decodes waited for a core |
 public final class ServiceMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let unavailable: Counter
     private let audioSeconds: Counter
     private let recognizersInUse: Gauge
     private let recognizers: Gauge
+    /// The decode tally at the last scrape; counters go up by what changed since.
+    private let decodesScraped = Mutex(ComputeSlots.Tally())
 
     /// Buckets for request latency: a token request takes milliseconds, a recognition as long as its
     /// upload (up to the longest audio accepted, 60 s by default).
@@ -46,7 +53,8 @@ public final class ServiceMetrics: Sendable {
         ).increment()
         registry.makeDurationHistogram(
             descriptor: Self.name(
-                "http_request_duration", unit: "seconds", help: "Time from request head until the answer is handed over"),
+                "http_request_duration", unit: "seconds", help: "Time from request head until the answer is handed over"
+            ),
             labels: [("route", route)], buckets: Self.latencyBuckets
         ).record(duration)
         // /health's own 503 says the instance is draining; it refuses no client.
@@ -67,10 +75,35 @@ public final class ServiceMetrics: Sendable {
     /// Counts audio a request had recognized.
     func recognized(audioSeconds seconds: Double) { audioSeconds.increment(by: seconds) }
 
-    /// The exposition text, with the pool's gauges read now.
-    func exposition(recognizersInUse inUse: Int, capacity: Int) -> [UInt8] {
+    /// The exposition text, with the pool's gauges and the decodes' tally read now.
+    func exposition(recognizersInUse inUse: Int, capacity: Int, decodes: ComputeSlots.Tally) -> [UInt8] {
         recognizersInUse.set(Double(inUse))
         recognizers.set(Double(capacity))
+        let before = decodesScraped.withLock { scraped in
+            defer { scraped = decodes }
+            return scraped
+        }
+        for (kind, count) in [
+            ("final", decodes.results - before.results), ("partial", decodes.provisional - before.provisional),
+            ("partial_skipped", decodes.provisionalSkipped - before.provisionalSkipped),
+        ] {
+            registry.makeCounter(
+                descriptor: Self.name("decodes", unit: "total", help: "Whisper decodes on the cores, by kind"),
+                labels: [("kind", kind)]
+            ).increment(by: Int64(max(count, 0)))
+        }
+        for (kind, cpu) in [
+            ("final", decodes.resultCPU - before.resultCPU),
+            ("partial", decodes.provisionalCPU - before.provisionalCPU),
+        ] {
+            registry.makeCounter(
+                descriptor: Self.name("decode_cpu_seconds", unit: "total", help: "CPU of Whisper decodes, by kind"),
+                labels: [("kind", kind)]
+            ).increment(by: max(cpu.inSeconds, 0))
+        }
+        registry.makeCounter(
+            descriptor: Self.name("decode_wait_seconds", unit: "total", help: "Time final decodes waited for a core")
+        ).increment(by: max((decodes.resultWait - before.resultWait).inSeconds, 0))
         return registry.emitToBuffer()
     }
 

@@ -1,0 +1,127 @@
+import Foundation
+
+/// The cores, shared out among decodes that compete for them: at most ``count`` run at once, results
+/// first.
+///
+/// A live service holds more recognizers than cores (a recognizer waits on its stream most of the
+/// time), and each may start a decode whenever its stream asks: a final one when an utterance ends or
+/// the speaker pauses, a provisional one (a partial result) every second or so. Left to the OS, eight
+/// decodes on two cores each take four times as long, and a final result waits behind the partial
+/// decodes of seven other streams. Here a decode of a result (``runResult(unless:_:)``) waits for a
+/// slot in order of arrival and then runs at a core's full speed; a provisional one
+/// (``runProvisional(_:)``) runs only if a slot is free and no result waits, is told when a result
+/// comes to wait so it can stop at its next check, and is otherwise skipped — a partial result later
+/// is worth less than a final one now, and a caller that skips one keeps the text it has.
+///
+/// The work must be single-threaded and CPU-bound (a Whisper decode on one thread); the waits block
+/// the calling thread, so callers run on a thread of their own or on a ``BlockingExecutor``.
+///
+/// `@unchecked Sendable`: the state is read and written only with `condition` locked.
+public final class ComputeSlots: @unchecked Sendable {
+    /// The process's slots: one per core.
+    public static let shared = ComputeSlots(count: ProcessInfo.processInfo.activeProcessorCount)
+
+    /// How many decodes run at once.
+    public let count: Int
+    private let condition = NSCondition()
+    private var running = 0
+    /// Waiting results, oldest first, by ticket.
+    private var queue: [Int] = []
+    private var nextTicket = 0
+    private var counts = Tally()
+
+    /// What the slots have done since they were made.
+    public struct Tally: Sendable, Equatable {
+        /// Decodes of results run, and the CPU they took.
+        public var results = 0
+        public var resultCPU = Duration.zero
+        /// Time results waited for a slot, summed.
+        public var resultWait = Duration.zero
+        /// Provisional decodes run, and the CPU they took (those stopped early included).
+        public var provisional = 0
+        public var provisionalCPU = Duration.zero
+        /// Provisional decodes not begun because no slot was free or a result waited.
+        public var provisionalSkipped = 0
+
+        public init() {}
+    }
+
+    /// `count` slots (at least one).
+    public init(count: Int) {
+        precondition(count > 0, "compute slots need at least one slot")
+        self.count = count
+    }
+
+    /// The tally so far.
+    public var tally: Tally { condition.withLock { counts } }
+
+    /// Whether a result is waiting for a slot: a provisional decode asks this at its checks and stops.
+    public var resultWaiting: Bool { condition.withLock { !queue.isEmpty } }
+
+    /// How many results wait for a slot now.
+    public var waitingResults: Int { condition.withLock { queue.count } }
+
+    /// Runs `work` once a slot is free, results in order of arrival; nil, without running it, when
+    /// `isCancelled` turns true while it waits (asked every ``cancelPoll`` seconds).
+    public func runResult<T>(unless isCancelled: () -> Bool = { false }, _ work: () throws -> T) rethrows -> T? {
+        let clock = ContinuousClock()
+        let arrived = clock.now
+        let admitted: Bool = condition.withLock {
+            let ticket = nextTicket
+            nextTicket += 1
+            queue.append(ticket)
+            while running >= count || queue.first != ticket {
+                if isCancelled() {
+                    queue.removeAll { $0 == ticket }
+                    condition.broadcast()
+                    return false
+                }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.cancelPoll))
+            }
+            queue.removeFirst()
+            running += 1
+            counts.results += 1
+            counts.resultWait += clock.now - arrived
+            // The next waiter may fit in another free slot.
+            condition.broadcast()
+            return true
+        }
+        guard admitted else { return nil }
+        return try inSlot(counting: \.resultCPU, work)
+    }
+
+    /// Runs `work` now if a slot is free and no result waits, else returns nil at once. `work` is
+    /// given ``resultWaiting`` to ask at its checks: once true it should stop (a result needs the slot).
+    public func runProvisional<T>(_ work: (_ resultWaiting: @escaping () -> Bool) throws -> T) rethrows -> T? {
+        let admitted: Bool = condition.withLock {
+            guard running < count, queue.isEmpty else {
+                counts.provisionalSkipped += 1
+                return false
+            }
+            running += 1
+            counts.provisional += 1
+            return true
+        }
+        guard admitted else { return nil }
+        return try inSlot(counting: \.provisionalCPU) { try work { self.resultWaiting } }
+    }
+
+    /// Runs `work` in the slot just taken, then gives the slot back with the CPU the work took added
+    /// to `cpu` (also when it threw).
+    private func inSlot<T>(counting cpu: WritableKeyPath<Tally, Duration>, _ work: () throws -> T) rethrows -> T {
+        let clock = ThreadCPUClock.current
+        let started = clock?.elapsed ?? .zero
+        defer {
+            let spent = (clock?.elapsed ?? .zero) - started
+            condition.withLock {
+                running -= 1
+                counts[keyPath: cpu] += spent
+                condition.broadcast()
+            }
+        }
+        return try work()
+    }
+
+    /// How often a waiting result asks whether it was cancelled, in seconds.
+    public static let cancelPoll = 0.02
+}
