@@ -5,6 +5,9 @@
 # stream counts on the `real` corpus. Prints one line per server and level: completed, failed,
 # end of speech → result p50, endpoint → result p50/p95, partial lag p50, WER, server CPU; and writes
 # the JSON reports to Benchmarks/service/results/.
+# Each level is a bench run of its own against the same server, with /metrics read before and after,
+# so the line also gives the CPU of the level's partial and final Whisper decodes (builds that count
+# them: `earshot_decode_cpu_seconds_total`) and how many partial decodes gave way to final ones.
 # Usage: live-whisper.sh [EARSHOT_BINARY] [STREAMS] [DURATION_S] [CORPUS]
 # MODES compares other servers instead: space-separated NAME=SERVE_FLAGS (flags joined by commas), e.g.
 #   MODES="fitted=--live-encoder-window,fitted full=--live-encoder-window,full" live-whisper.sh
@@ -37,19 +40,37 @@ for spec in ${MODES:-early-decode=--early-decode no-early-decode=--no-early-deco
         sleep 0.1
     done
     [ -n "$port" ] || { cat "$work/serve.log" >&2; exit 1; }
-    report="Benchmarks/service/results/live-whisper-$mode-$stamp.json"
-    "$earshot" bench --service "http://127.0.0.1:$port/speech/v3/speechToText" --app-key bench-app \
-        --secret "$secret" --corpus "$corpus" --streams "$streams" --duration "$duration" --partial-results \
-        --json --server-pid "$server" > "$report"
-    kill -INT "$server"; wait "$server" || true
-    python3 - "$mode" "$report" <<'PY'
-import json, sys
-mode, path = sys.argv[1], sys.argv[2]
+    IFS=, read -r -a levels <<< "$streams"
+    for level in "${levels[@]}"; do
+        report="Benchmarks/service/results/live-whisper-$mode-$level-$stamp.json"
+        curl -s "http://127.0.0.1:$port/metrics" > "$work/before.txt"
+        "$earshot" bench --service "http://127.0.0.1:$port/speech/v3/speechToText" --app-key bench-app \
+            --secret "$secret" --corpus "$corpus" --streams "$level" --duration "$duration" --partial-results \
+            --json --server-pid "$server" > "$report"
+        curl -s "http://127.0.0.1:$port/metrics" > "$work/after.txt"
+        python3 - "$mode" "$report" "$work/before.txt" "$work/after.txt" <<'PY'
+import json, re, sys
+mode, path, before, after = sys.argv[1:]
+def read(path):
+    values = {}
+    for line in open(path):
+        m = re.match(r'(earshot_decode\w*)(\{[^}]*\})? ([0-9.e+-]+)$', line.strip())
+        if m: values[m.group(1) + (m.group(2) or "")] = float(m.group(3))
+    return values
+b, a = read(before), read(after)
+d = lambda key: a.get(key, 0) - b.get(key, 0)
+final_cpu, partial_cpu = d('earshot_decode_cpu_seconds_total{kind="final"}'), d('earshot_decode_cpu_seconds_total{kind="partial"}')
+share = f"{partial_cpu / final_cpu:.2f}" if final_cpu > 0 else "-"
+skipped, waited = d('earshot_decodes_total{kind="partial_skipped"}'), d('earshot_decode_wait_seconds_total')
 for level in json.load(open(path))["levels"]:
     f = lambda v: "-" if v is None else f"{v:.3f}"
     print(f"{mode:16} streams {level['streams']:2}  done {level['completed']:3}  failed {level['failed']:2}  "
           f"speech end→result p50 {f(level['p50_s'])}  endpoint→result p50 {f(level['endpoint_p50_s'])} "
           f"p95 {f(level['endpoint_p95_s'])}  partial lag p50 {f(level['partial_lag_p50_s'])}  "
-          f"WER {f(level['wer'])}  server CPU {f(level['server_cpu_cores'])} cores")
+          f"WER {f(level['wer'])}  server CPU {f(level['server_cpu_cores'])} cores  "
+          f"decode CPU final {final_cpu:.1f} s partial {partial_cpu:.1f} s (×{share})  "
+          f"partials skipped {skipped:.0f}  final wait {waited:.1f} s")
 PY
+    done
+    kill -INT "$server"; wait "$server" || true
 done

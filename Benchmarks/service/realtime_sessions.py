@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 from websockets.asyncio.client import connect
 
@@ -139,6 +140,22 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))] if ordered else None
 
 
+def decode_tally(port):
+    """The service's Whisper decode counters from /metrics (zeros from a build that has none)."""
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    values = {}
+    for line in text.splitlines():
+        found = re.match(r'(earshot_decode\w*)(\{[^}]*\})? ([0-9.e+-]+)$', line.strip())
+        if found:
+            values[found.group(1) + (found.group(2) or "")] = float(found.group(3))
+    return {
+        "final_cpu_s": values.get('earshot_decode_cpu_seconds_total{kind="final"}', 0.0),
+        "partial_cpu_s": values.get('earshot_decode_cpu_seconds_total{kind="partial"}', 0.0),
+        "partials_skipped": values.get('earshot_decodes_total{kind="partial_skipped"}', 0.0),
+        "final_wait_s": values.get("earshot_decode_wait_seconds_total", 0.0),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--earshot", default=".build/release/earshot")
@@ -180,6 +197,7 @@ def main():
                 cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
                 results = asyncio.run(level(url, key, clips, count, options.duration))
                 cpu = (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
+                decodes = decode_tally(port)
             finally:
                 server.terminate()
                 server.wait()
@@ -189,14 +207,17 @@ def main():
                 "wait_p50_s": percentile(waits, 0.5), "wait_p95_s": percentile(waits, 0.95),
                 "target_s": SILENCE_MS / 1000 + 0.3,
                 "wer": results["errors_words"] / max(1, results["reference_words"]),
-                "server_cpu_cores": cpu})
+                "server_cpu_cores": cpu, "decodes": decodes})
             report = reports[-1]
             if not options.json:
                 f = lambda v: "-" if v is None else f"{v:.3f}"
                 print(f"sessions {count:2}  completed {report['completed']:3}  errors {len(report['errors']):2}  "
                       f"last word→completed p50 {f(report['wait_p50_s'])} p95 {f(report['wait_p95_s'])} "
                       f"(target {report['target_s']:.1f})  WER {f(report['wer'])}  "
-                      f"server CPU {report['server_cpu_cores']:.2f} cores  {' '.join(sorted(set(report['errors'])))}", flush=True)
+                      f"server CPU {report['server_cpu_cores']:.2f} cores  "
+                      f"decode CPU final {decodes['final_cpu_s']:.1f} s partial {decodes['partial_cpu_s']:.1f} s  "
+                      f"partials skipped {decodes['partials_skipped']:.0f}  final wait {decodes['final_wait_s']:.1f} s  "
+                      f"{' '.join(sorted(set(report['errors'])))}", flush=True)
     if options.json:
         print(json.dumps({"levels": reports}, indent=1))
 
