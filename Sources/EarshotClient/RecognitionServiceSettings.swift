@@ -53,6 +53,10 @@ public struct RecognitionServiceSettings: Sendable {
     /// The language spoken (ISO-639-1): an OpenAI-compatible service's `language` field, the Speech
     /// API's `Content-Language` header (as the 2013 service took it).
     public var language: String?
+    /// English text whatever the language spoken, from a multilingual model: the Speech API's
+    /// `X-Arg: Task=translate`, an OpenAI-compatible service's `/v1/audio/translations` (beside its
+    /// transcriptions route). OpenAI's Realtime sessions have no translation, so it is refused there.
+    public var translate = false
     public var appKey: String?
     public var secret: String?
     /// An access token, or an OpenAI-compatible server's API key.
@@ -94,7 +98,8 @@ public struct RecognitionServiceSettings: Sendable {
 
     /// The protocol the service speaks and the URL to post to: from the URL's path, or ``api`` (which
     /// also gives a URL without a path its API's usual one). A `ws://` or `wss://` URL is a Realtime
-    /// session's, `…/v1/realtime` (given `intent=transcription` unless it names an intent).
+    /// session's, `…/v1/realtime` (given `intent=transcription` unless it names an intent). With
+    /// ``translate``, an OpenAI-compatible service's URL is its `…/v1/audio/translations`.
     public func endpoint() throws(Invalid) -> (api: RecognitionAPI, url: String) {
         let url = service ?? Self.defaultService
         guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
@@ -140,6 +145,17 @@ public struct RecognitionServiceSettings: Sendable {
                 + (chosen == .openai
                     ? (path.hasSuffix("/v1") ? "" : "/v1") + "/audio/transcriptions" : "/speech/v3/speechToText")
         }
+        if chosen == .openai, translate {
+            // OpenAI's translations route takes the transcriptions route's form, beside it.
+            let route = "/transcriptions"
+            guard components.path.hasSuffix(route) else {
+                throw Invalid(
+                    "--task",
+                    "--task translate: --service \(url) is not a …/v1/audio/transcriptions URL, so where its "
+                        + "translations route (…/v1/audio/translations) is cannot be told")
+            }
+            components.path = String(components.path.dropLast(route.count)) + "/translations"
+        }
         return (chosen, components.string ?? url)
     }
 
@@ -183,14 +199,14 @@ public struct RecognitionServiceSettings: Sendable {
             return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
         }
         if let languageModel {
-            if configuration.extraArguments.contains(where: {
-                $0.0.lowercased() == SpeechArgumentName.languageModel.lowercased()
-            }) {
-                throw Invalid(
-                    "--language-model",
-                    "--language-model and --x-arg \(SpeechArgumentName.languageModel)=… both name a model")
-            }
-            configuration.extraArguments.append((SpeechArgumentName.languageModel, languageModel))
+            try Self.add(
+                (SpeechArgumentName.languageModel, languageModel), to: &configuration, option: "--language-model",
+                refusing: "--language-model and --x-arg \(SpeechArgumentName.languageModel)=… both name a model")
+        }
+        if translate {
+            try Self.add(
+                (SpeechArgumentName.task, "translate"), to: &configuration, option: "--task",
+                refusing: "--task translate and --x-arg \(SpeechArgumentName.task)=… both set the task")
         }
         if let language {
             configuration.requestHeaders.append((name: "Content-Language", value: language))
@@ -316,6 +332,17 @@ public struct RecognitionServiceSettings: Sendable {
                 try RealtimeListener(configuration: configuration, capture: capture)
             }
         }
+    }
+
+    /// Adds the X-Arg entry `option` sets, refused with `conflict` when `--x-arg` gives the same name.
+    private static func add(
+        _ argument: (name: String, value: String), to configuration: inout SpeechRequestConfiguration,
+        option: String, refusing conflict: String
+    ) throws(Invalid) {
+        if configuration.extraArguments.contains(where: { $0.0.lowercased() == argument.name.lowercased() }) {
+            throw Invalid(option, conflict)
+        }
+        configuration.extraArguments.append(argument)
     }
 
     private static func read(_ path: String, _ option: String) throws -> [UInt8] {

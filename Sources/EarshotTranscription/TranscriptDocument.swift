@@ -65,11 +65,13 @@ public struct TranscriptParameters: Sendable, Hashable, Encodable {
         self.prompt = prompt
     }
 
-    /// The parameters of a recognition service at `url`, sent segments in `audioFormat`, run with `settings`.
-    public init(service url: String, audioFormat: String, settings: TranscriptionSettings) {
+    /// The parameters of a recognition service at `url`, sent segments in `audioFormat` (to be
+    /// translated, with `translate`), run with `settings`.
+    public init(service url: String, audioFormat: String, translate: Bool = false, settings: TranscriptionSettings) {
         self.init(recognizer: "service", settings: settings)
         service = url
         self.audioFormat = audioFormat
+        task = translate ? "translate" : nil
     }
 
     /// What every transcript shares: how it was cut and scheduled.

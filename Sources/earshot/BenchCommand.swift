@@ -18,7 +18,9 @@ struct Bench: AsyncParsableCommand {
             --duration seconds per level, and reports for each N the requests completed and failed, \
             the time from the labelled end of speech to the final result (p50/p90/p99/max), the lag \
             of partial results, and the server's CPU when --server-pid names its process. With \
-            --embedded, the local recognizer alone, N decoders on N threads.
+            --embedded, the local recognizer alone, N decoders on N threads. --language and --task reach \
+            every stream's service as with listen, or with --embedded the local Whisper, which refuses a \
+            language or a translation its model cannot give, by name, before any stream starts (exit 1).
 
             It sends audio only to the --service URL given: use it on loopback or your own servers.
 
@@ -32,6 +34,8 @@ struct Bench: AsyncParsableCommand {
                   --json > embedded.json
               earshot bench --embedded --decoder fast --corpus corpora/real/sample \\
                   --streams 2,4,6 --duration 20
+              earshot bench --embedded --whisper-model whisper-base --task translate \\
+                  --corpus corpora/real/sample --streams 1,2
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions
@@ -85,7 +89,8 @@ struct Bench: AsyncParsableCommand {
             let test = LoadTest(recognizers: recognizers, utterances: utterances, speed: speed)
             runner = { try await test.run(streams: $0, duration: duration) }
         } else {
-            let model = try recognizerOptions.resolve()
+            let model = try recognizerOptions.resolve(
+                language: serviceOptions.spokenLanguage, task: serviceOptions.task)
             let test = EmbeddedLoad(
                 utterances: utterances, speed: speed, makeRecognizer: { try model.makeRecognizer() })
             runner = { try await test.run(streams: $0, duration: duration) }

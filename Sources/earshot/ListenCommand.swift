@@ -21,6 +21,13 @@ struct Listen: AsyncParsableCommand {
             audio while you talk as 16 kHz PCM, your endpoint commits it, and its transcription deltas \
             are the partial results. A wrong key is refused like an HTTP 401 (exit 3).
 
+            --language CODE and --task translate (English text from speech in any language) go to the \
+            service: Content-Language and X-Arg Task=translate to the Speech API, the language field and \
+            …/v1/audio/translations to an OpenAI-compatible one. A Realtime session has no translation: \
+            --task translate is refused before connecting (exit 1). A model that cannot translate (tiny.en, \
+            PocketSphinx) is refused by the service, naming it (exit 3); `earshot serve --whisper-model \
+            whisper-base` translates.
+
             Exit status: 0 recognized; 1 bad options; 2 no microphone, no speech or too short; \
             3 the service or the network failed; 130 canceled.
 
@@ -37,6 +44,8 @@ struct Listen: AsyncParsableCommand {
                   --partial-results
               earshot serve --credentials apps.txt --language-model chess=chess-lm &
               earshot listen --language-model chess --app-key KEY --secret SECRET
+              earshot serve --credentials apps.txt --whisper-model whisper-base &
+              earshot listen --file fr.wav --task translate --app-key KEY --secret SECRET
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions

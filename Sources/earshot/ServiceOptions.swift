@@ -2,6 +2,7 @@ public import ArgumentParser
 import EarshotCapture
 import EarshotClient
 import EarshotCodecs
+import EarshotWhisper
 import Foundation
 import Synchronization
 
@@ -36,6 +37,16 @@ struct ServiceOptions: ParsableArguments {
 
     /// `--language` as a code, nil for `auto` (or not given): detect it.
     var spokenLanguage: String? { language == "auto" ? nil : language }
+
+    @Option(
+        help: ArgumentHelp(
+            "transcribe, or translate: English text from speech in any language, by a multilingual Whisper (such "
+                + "as whisper-base; an English-only model is refused by name).",
+            discussion:
+                "The embedded Whisper translates; listen and bench ask a service for it too: X-Arg Task=translate to "
+                + "the Speech API, …/v1/audio/translations of an OpenAI-compatible one (a Realtime session has no "
+                + "translation: refused)."))
+    var task: WhisperTask = .transcribe
 
     @Option(help: "App key for the OAuth token request (default: $EARSHOT_APP_KEY).")
     var appKey: String?
@@ -91,6 +102,7 @@ struct ServiceOptions: ParsableArguments {
         settings.api = api
         settings.model = model
         settings.language = spokenLanguage
+        settings.translate = task == .translate
         settings.appKey = appKey
         settings.secret = secret
         settings.token = token

@@ -111,12 +111,6 @@ struct Transcribe: AsyncParsableCommand {
 
     @OptionGroup(title: "Embedded recognizer") var recognizerOptions: RecognizerOptions
 
-    @Option(
-        help:
-            "transcribe, or translate: English text from speech in any language, by the embedded Whisper (a multilingual model, such as whisper-base)."
-    )
-    var task: WhisperTask = .transcribe
-
     @Option(help: ArgumentHelp(VADModelOptions.detectorHelp.abstract + " Finds the pauses long recordings are cut at."))
     var detector: DetectorKind?
 
@@ -168,10 +162,6 @@ struct Transcribe: AsyncParsableCommand {
             throw ValidationError("\(option) needs --service (without it the embedded recognizer is used)")
         }
         if serviceOptions.service != nil { try recognizerOptions.refuse("the service has its own") }
-        if serviceOptions.service != nil, task == .translate {
-            throw ValidationError(
-                "--task translate: the embedded Whisper translates; a service translates at its /v1/audio/translations")
-        }
     }
 
     /// How each worker recognizes its segments, and the parameters recorded in JSON output.
@@ -200,10 +190,12 @@ struct Transcribe: AsyncParsableCommand {
                     }
                     return ServiceTranscriber(backend: backend, retry: retry, onRetry: note)
                 },
-                TranscriptParameters(service: service, audioFormat: backends.audioFormat.rawValue, settings: settings)
+                TranscriptParameters(
+                    service: service, audioFormat: backends.audioFormat.rawValue,
+                    translate: serviceOptions.task == .translate, settings: settings)
             )
         }
-        let model = try recognizerOptions.resolve(language: serviceOptions.spokenLanguage, task: task)
+        let model = try recognizerOptions.resolve(language: serviceOptions.spokenLanguage, task: serviceOptions.task)
         let parameters: TranscriptParameters
         switch model.engine {
         case .whisper(_, let options):

@@ -15,8 +15,8 @@ import Testing
     }
 
     /// The French sentence spoken by eSpeak NG, at 16 kHz (the service takes any rate; 16 kHz keeps
-    /// the bytes the parity fixture's).
-    private func frenchClip(in directory: TemporaryDirectory) throws -> String {
+    /// the bytes the parity fixture's). `ListenAndBenchTranslationTests` speaks it too.
+    static func frenchClip(in directory: TemporaryDirectory) throws -> String {
         let raw = directory.file("fr-22050.wav"), path = directory.file("fr.wav")
         #expect(try ExternalTool.run(["espeak-ng", "-v", "fr", "-w", raw, Self.sentence]).status == 0)
         #expect(try ExternalTool.run(["sox", "-D", raw, "-r", "16000", "-b", "16", path]).status == 0)
@@ -26,7 +26,7 @@ import Testing
     @Test func transcribeTranslatesWithAMultilingualModelAndRefusesWithoutOne() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let clip = try frenchClip(in: directory)
+        let clip = try Self.frenchClip(in: directory)
         let translated = try earshot(
             "transcribe", "--whisper-model", "whisper-base", "--task", "translate", "--format", "json", clip)
         #expect(translated.status == 0, "\(translated.standardError)")
@@ -52,7 +52,7 @@ import Testing
             "\(OpenAIServiceTests.python) is missing: `make openai-client` installs the openai package there")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let clip = try frenchClip(in: directory)
+        let clip = try Self.frenchClip(in: directory)
         let server = try ServeCommandTests.Server(arguments: ["--whisper-model", "whisper-base"])
         defer { _ = server.stop() }
         let token = try ServeHardeningTests.token(server)

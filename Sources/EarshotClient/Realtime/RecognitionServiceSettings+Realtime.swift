@@ -47,6 +47,13 @@ extension RecognitionServiceSettings {
         ] where given {
             throw Invalid(option, "\(option) is a Speech API option; \(url) is an OpenAI Realtime session")
         }
+        if translate {
+            throw Invalid(
+                "--task",
+                "--task translate: \(url) is an OpenAI Realtime session, whose protocol transcribes only (it has "
+                    + "no translation); translate through an http(s) service: the Speech API (X-Arg Task=translate) "
+                    + "or an OpenAI-compatible …/v1/audio/translations")
+        }
         if let audioFormat {
             throw Invalid(
                 "--audio-format",
