@@ -50,7 +50,8 @@ def load_corpus(path):
                 ["sox", os.path.join(path, entry["path"]), "-r", str(RATE), "-b", "16", "-e", "signed", "-c", "1",
                  "-t", "raw", "-", "pad", "0", "1.5"],
                 check=True, capture_output=True).stdout
-            clips.append({"audio": raw, "speech_end_s": entry["words"][-1]["end_s"], "text": entry["transcript"]})
+            clips.append({"audio": raw, "speech_end_s": entry["words"][-1]["end_s"], "text": entry["transcript"],
+                          "path": entry["path"]})
     return clips
 
 
@@ -123,12 +124,15 @@ async def session(url, key, clips, first, deadline, results):
         for record in sent:
             if record["waited"]:
                 reference = words(record["clip"]["text"])
-                results["errors_words"] += edits(reference, words(" ".join(record["text"])))
+                errors = edits(reference, words(" ".join(record["text"])))
+                results["errors_words"] += errors
                 results["reference_words"] += len(reference)
+                results["transcripts"].append({"path": record["clip"]["path"], "reference": record["clip"]["text"],
+                                               "transcript": " ".join(record["text"]), "errors": errors})
 
 
 async def level(url, key, clips, count, duration):
-    results = {"waits": [], "errors": [], "errors_words": 0, "reference_words": 0}
+    results = {"waits": [], "errors": [], "errors_words": 0, "reference_words": 0, "transcripts": []}
     deadline = time.monotonic() + duration
     spread = max(1, len(clips) // count)
     await asyncio.gather(*(session(url, key, clips, n * spread, deadline, results) for n in range(count)))
@@ -207,7 +211,7 @@ def main():
                 "wait_p50_s": percentile(waits, 0.5), "wait_p95_s": percentile(waits, 0.95),
                 "target_s": SILENCE_MS / 1000 + 0.3,
                 "wer": results["errors_words"] / max(1, results["reference_words"]),
-                "server_cpu_cores": cpu, "decodes": decodes})
+                "server_cpu_cores": cpu, "decodes": decodes, "transcripts": results["transcripts"]})
             report = reports[-1]
             if not options.json:
                 f = lambda v: "-" if v is None else f"{v:.3f}"
