@@ -11,7 +11,10 @@ import Foundation
 /// slot in order of arrival and then runs at a core's full speed; a provisional one
 /// (``runProvisional(_:)``) runs only if a slot is free and no result waits, is told when a result
 /// comes to wait so it can stop at its next check, and is otherwise skipped — a partial result later
-/// is worth less than a final one now, and a caller that skips one keeps the text it has.
+/// is worth less than a final one now, and a caller that skips one keeps the text it has. Provisional
+/// work holds at most ``provisionalLimit`` slots (half of them), so a result that comes finds a core
+/// free at once rather than at a partial decode's next check, and partial results never take more than
+/// half the machine however many streams ask for them.
 ///
 /// The work must be single-threaded and CPU-bound (a Whisper decode on one thread); the waits block
 /// the calling thread, so callers run on a thread of their own or on a ``BlockingExecutor``.
@@ -23,8 +26,11 @@ public final class ComputeSlots: @unchecked Sendable {
 
     /// How many decodes run at once.
     public let count: Int
+    /// How many of them may be provisional.
+    public let provisionalLimit: Int
     private let condition = NSCondition()
     private var running = 0
+    private var runningProvisional = 0
     /// Waiting results, oldest first, by ticket.
     private var queue: [Int] = []
     private var nextTicket = 0
@@ -40,16 +46,19 @@ public final class ComputeSlots: @unchecked Sendable {
         /// Provisional decodes run, and the CPU they took (those stopped early included).
         public var provisional = 0
         public var provisionalCPU = Duration.zero
-        /// Provisional decodes not begun because no slot was free or a result waited.
+        /// Provisional decodes not begun: no slot was free, a result waited, or provisional work held its
+        /// share.
         public var provisionalSkipped = 0
 
         public init() {}
     }
 
-    /// `count` slots (at least one).
-    public init(count: Int) {
+    /// `count` slots (at least one), of which `provisionalLimit` (by default half, at least one) may
+    /// hold provisional work.
+    public init(count: Int, provisionalLimit: Int? = nil) {
         precondition(count > 0, "compute slots need at least one slot")
         self.count = count
+        self.provisionalLimit = min(count, max(1, provisionalLimit ?? count / 2))
     }
 
     /// The tally so far.
@@ -90,31 +99,36 @@ public final class ComputeSlots: @unchecked Sendable {
         return try inSlot(counting: \.resultCPU, work)
     }
 
-    /// Runs `work` now if a slot is free and no result waits, else returns nil at once. `work` is
+    /// Runs `work` now if a slot is free, no result waits and provisional work holds fewer than
+    /// ``provisionalLimit`` slots, else returns nil at once. `work` is
     /// given ``resultWaiting`` to ask at its checks: once true it should stop (a result needs the slot).
     public func runProvisional<T>(_ work: (_ resultWaiting: @escaping () -> Bool) throws -> T) rethrows -> T? {
         let admitted: Bool = condition.withLock {
-            guard running < count, queue.isEmpty else {
+            guard running < count, runningProvisional < provisionalLimit, queue.isEmpty else {
                 counts.provisionalSkipped += 1
                 return false
             }
             running += 1
+            runningProvisional += 1
             counts.provisional += 1
             return true
         }
         guard admitted else { return nil }
-        return try inSlot(counting: \.provisionalCPU) { try work { self.resultWaiting } }
+        return try inSlot(counting: \.provisionalCPU, provisional: true) { try work { self.resultWaiting } }
     }
 
-    /// Runs `work` in the slot just taken, then gives the slot back with the CPU the work took added
-    /// to `cpu` (also when it threw).
-    private func inSlot<T>(counting cpu: WritableKeyPath<Tally, Duration>, _ work: () throws -> T) rethrows -> T {
+    /// Runs `work` in the slot just taken (a provisional one, with `provisional`), then gives the slot
+    /// back with the CPU the work took added to `cpu` (also when it threw).
+    private func inSlot<T>(
+        counting cpu: WritableKeyPath<Tally, Duration>, provisional: Bool = false, _ work: () throws -> T
+    ) rethrows -> T {
         let clock = ThreadCPUClock.current
         let started = clock?.elapsed ?? .zero
         defer {
             let spent = (clock?.elapsed ?? .zero) - started
             condition.withLock {
                 running -= 1
+                if provisional { runningProvisional -= 1 }
                 counts[keyPath: cpu] += spent
                 condition.broadcast()
             }

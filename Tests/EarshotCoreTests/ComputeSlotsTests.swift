@@ -65,6 +65,28 @@ import Testing
         }
     }
 
+    /// Provisional work holds at most half the slots: a second partial decode is skipped while one
+    /// runs, and a result still finds a slot free at once.
+    @Test func provisionalWorkHoldsAtMostHalfTheSlots() {
+        let slots = ComputeSlots(count: 2)
+        #expect(slots.provisionalLimit == 1)
+        let started = DispatchSemaphore(value: 0)
+        let finish = DispatchSemaphore(value: 0)
+        let provisional = Self.spawn {
+            _ = slots.runProvisional { _ in
+                started.signal()
+                finish.wait()
+            }
+        }
+        started.wait()
+        #expect(slots.runProvisional { _ in "second" } == nil)
+        #expect(slots.runResult { "result" } == "result", "a slot is free for the result while the partial runs")
+        finish.signal()
+        provisional.wait()
+        #expect(slots.runProvisional { _ in "again" } == "again")
+        #expect(ComputeSlots(count: 8).provisionalLimit == 4 && ComputeSlots(count: 1).provisionalLimit == 1)
+    }
+
     @Test func provisionalWorkIsToldWhenAResultComesToWait() {
         let slots = ComputeSlots(count: 1)
         let started = DispatchSemaphore(value: 0)
