@@ -243,8 +243,8 @@ public final class WhisperRecognizer: Recognizer {
                 }
             case .everySecondOfAudio:
                 // The same partials whatever the load: each waits its turn for a core, as a result does.
-                decoded = try slots.runResult(unless: { Task.isCancelled }) { try decode(stopping: { false }) }
-                if decoded == nil { throw EarshotError(.canceled, "whisper: partial decode cancelled") }
+                decoded = try transcriber.transcribeAsResult(
+                    samples, options: options, slots: slots, isCancelled: { Task.isCancelled })
             }
             guard let segments = decoded else { return agreedResult() }
             lastPartialTiming = (clock.now, clock.now - started)
@@ -311,13 +311,8 @@ public final class WhisperRecognizer: Recognizer {
                 earlyDecodes.used += 1
                 segments = early
             } else {
-                let decoded = try slots.runResult(unless: { Task.isCancelled }) {
-                    try samples.withUnsafeBufferPointer {
-                        try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled })
-                    }
-                }
-                guard let decoded else { throw EarshotError(.canceled, "whisper: decode cancelled") }
-                segments = decoded
+                segments = try transcriber.transcribeAsResult(
+                    samples, options: options, slots: slots, isCancelled: { Task.isCancelled })
             }
         } catch let error as EarshotError where error.code == .canceled {
             throw CancellationError()
@@ -396,4 +391,18 @@ public final class WhisperRecognizer: Recognizer {
     }
 
     private func mediaTime(_ frame: Int64) -> MediaTime { MediaTime(frame: frame, sampleRate: format.sampleRate) }
+}
+
+extension WhisperTranscriber {
+    /// `samples` transcribed as a result's decode: once one of `slots` is free, in order of arrival.
+    /// Throws `.canceled` when `isCancelled` says so, while it waits or while it decodes.
+    func transcribeAsResult(
+        _ samples: [Float], options: WhisperOptions, slots: ComputeSlots, isCancelled: @escaping () -> Bool
+    ) throws -> [WhisperSegment] {
+        let segments = try slots.runResult(unless: isCancelled) {
+            try samples.withUnsafeBufferPointer { try transcribe($0, options: options, isCancelled: isCancelled) }
+        }
+        guard let segments else { throw EarshotError(.canceled, "whisper: cancelled while waiting for a core") }
+        return segments
+    }
 }

@@ -33,13 +33,9 @@ final class WhisperSpeculation: @unchecked Sendable {
         let thread = Thread { [self] in
             let result: Outcome
             do {
-                let segments = try slots.runResult(unless: { self.isCancelled }) {
-                    try samples.withUnsafeBufferPointer {
-                        try transcriber.transcribe($0, options: options, isCancelled: { self.isCancelled })
-                    }
-                }
-                guard let segments else { throw EarshotError(.canceled, "whisper: early decode cancelled") }
-                result = .decoded(segments)
+                result = .decoded(
+                    try transcriber.transcribeAsResult(
+                        samples, options: options, slots: slots, isCancelled: { self.isCancelled }))
             } catch {
                 result = .failed(error)
             }
