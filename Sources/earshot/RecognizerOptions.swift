@@ -48,9 +48,10 @@ struct RecognizerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Whisper's encoder window for the final decode begun at the speaker's pause (serve, listen): full "
-                + "(30 s, the default: a file's words) or fitted (the audio so far, decoded again on the full "
-                + "window when that loops or says nothing: about half the wait, about one WER point).",
+            "Whisper's encoder window for the final decode begun at the speaker's pause while audio arrives "
+                + "live (serve, listen, bench --embedded): fitted (the default: the audio so far, decoded again "
+                + "on the full window when that loops or says nothing; about half the decode, under one WER "
+                + "point) or full (30 s: a file's words, answered later).",
             valueName: "full|fitted"))
     var liveEncoderWindow: String?
 

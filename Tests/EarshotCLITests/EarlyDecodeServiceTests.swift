@@ -7,8 +7,10 @@ import Testing
 /// upload for the speaker's pause and begins the final decode there, while the client's endpointer
 /// waits out its ending silence. When only silence follows, that decode is the answer; when speech
 /// comes back it is dropped and the whole utterance is decoded — nothing lost. The service's metrics
-/// say which happened (`earshot_early_decodes_total{outcome}`). Behaviour and order only, no clocks:
-/// the pauses are in the audio, so the body is sent at once.
+/// say which happened (`earshot_early_decodes_total{outcome}`). The service does this only while the
+/// audio arrives at the speaker's pace, so the live bodies here are sent so (0.1 s every 0.1 s); a body
+/// sent at once is a recording, answered when it ends. Behaviour and order only: the pauses are in the
+/// audio, and a sender slower than the clock is as live as one on time.
 @Suite(.serialized, .waiting) struct EarlyDecodeServiceTests {
     static let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0920.wav"
 
@@ -22,12 +24,25 @@ import Testing
 
     static func silence(seconds: Double) -> [UInt8] { [UInt8](repeating: 0, count: Int(seconds * 16_000) * 2) }
 
-    static func recognize(_ server: ServeCommandTests.Server, token: String, audio: [UInt8]) throws -> (Int, String) {
+    /// Sends `audio` as one body, at once or `paced` as a microphone gives it, and reads the answer.
+    static func recognize(_ server: ServeCommandTests.Server, token: String, audio: [UInt8], paced: Bool = true)
+        throws -> (Int, String)
+    {
         let connection = try LoopbackConnection(port: server.port)
         connection.send(
             ServeHardeningTests.speechHead(
                 token: token, contentType: "audio/L16;rate=16000", length: audio.count))
-        connection.send(audio)
+        if paced {
+            let piece = 3_200  // 0.1 s of 16 kHz 16-bit mono
+            let started = Date()
+            for offset in stride(from: 0, to: audio.count, by: piece) {
+                let due = Double(offset) / 32_000 - Date().timeIntervalSince(started)
+                if due > 0 { Thread.sleep(forTimeInterval: due) }
+                connection.send(Array(audio[offset..<min(offset + piece, audio.count)]))
+            }
+        } else {
+            connection.send(audio)
+        }
         // The answer closes the connection (Connection: close), which ends the read; the bound only
         // keeps a broken service from holding the suite, loaded as a whole suite's run loads it.
         connection.read(for: 600)
@@ -77,9 +92,27 @@ import Testing
         #expect(try Self.metric(server, "earshot_decode_cpu_seconds_total{kind=\"final\"}") > 0)
     }
 
+    /// The same recording sent at once runs far ahead of the clock: no decode is begun at its pauses
+    /// (it would decode with the live window, and nobody waits out an ending silence), and the answer
+    /// is the one decode after the upload ends.
+    @Test func aRecordingSentAtOnceBeginsNoEarlyDecode() throws {
+        let server = try ServeCommandTests.Server(arguments: ["--log-level", "warning"])
+        defer { _ = server.stop() }
+        let token = try ServeHardeningTests.token(server)
+        let speech = try Self.pcm(Self.clip)
+        let (status, text) = try Self.recognize(
+            server, token: token, audio: speech + Self.silence(seconds: 1), paced: false)
+        #expect(status == 200, "\(text)")
+        #expect(text.contains("Had he married a more amiable woman"), "\(text)")
+        #expect(try Self.earlyDecodes(server, "used") == 0)
+        #expect(try Self.earlyDecodes(server, "dropped") == 0)
+        #expect(try Self.metric(server, "earshot_decodes_total{kind=\"final\"}") == 1)
+    }
+
     /// A Realtime session without turn detection, whose client commits at its own endpoint (as
-    /// `earshot listen --service ws://…` does): the service still hears the pause, and the commit finds
-    /// the final decode begun there. The session's tally reaches the metrics when it ends.
+    /// `earshot listen --service ws://…` does): the service still hears the pause of a live stream, and
+    /// the commit finds the final decode begun there. The session's tally reaches the metrics when it
+    /// ends.
     @Test func aRealtimeCommitFindsTheDecodeBegunAtThePause() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -90,8 +123,18 @@ import Testing
         try #require(sox.status == 0, "\(sox.standardError)")
         let server = try ServeCommandTests.Server(arguments: ["--api-keys", keys, "--log-level", "warning"])
         defer { _ = server.stop() }
-        let report = try RealtimeServiceTests.python(
-            "realtime_manual_turn.py", ["ws://127.0.0.1:\(server.port)/v1/realtime?intent=transcription", key, raw])
+        let url = "ws://127.0.0.1:\(server.port)/v1/realtime?intent=transcription"
+        // Sent at once, a recording: no decode is begun at its pause.
+        let atOnce = try RealtimeServiceTests.python("realtime_manual_turn.py", [url, key, raw])
+        #expect((atOnce["transcript"] as? String)?.hasPrefix(RealtimeServiceTests.sentence) == true, "\(atOnce)")
+        // The session's tally reaches the metrics before its recognizer goes back to the pool.
+        for _ in 0..<600 where try Self.metric(server, "earshot_recognizers_in_use") > 0 {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(try Self.metric(server, "earshot_recognizers_in_use") == 0)
+        #expect(try Self.earlyDecodes(server, "used") == 0 && Self.earlyDecodes(server, "dropped") == 0)
+        // At the speaker's pace, live: the commit finds the decode begun at the pause.
+        let report = try RealtimeServiceTests.python("realtime_manual_turn.py", [url, key, raw, "paced"])
         #expect((report["transcript"] as? String)?.hasPrefix(RealtimeServiceTests.sentence) == true, "\(report)")
         var used = 0.0
         for _ in 0..<600 where used == 0 {

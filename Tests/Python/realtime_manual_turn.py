@@ -1,10 +1,11 @@
 """One manual turn of an earshot serve Realtime session, with the `websockets` package the `openai` client
 connects through: appends a recording of 24 kHz PCM16 mono at once, in 5 s pieces (no turn detection),
-commits it, and from then on sends one ping at a time, each after the last one's pong, until the
-transcription completes. Prints, as one JSON document, the round trips done before the completed event,
-the events it got, the transcript and any error event.
+or with `paced` at the speaker's pace, in 0.1 s pieces as a microphone gives them; commits it, and from
+then on sends one ping at a time, each after the last one's pong, until the transcription completes.
+Prints, as one JSON document, the round trips done before the completed event, the events it got, the
+transcript and any error event.
 
-    realtime_manual_turn.py WS_URL API_KEY AUDIO_24K_S16LE_RAW
+    realtime_manual_turn.py WS_URL API_KEY AUDIO_24K_S16LE_RAW [paced]
 """
 import asyncio
 import base64
@@ -15,7 +16,9 @@ import time
 from websockets.asyncio.client import connect
 
 url, api_key, audio_path = sys.argv[1:4]
-CHUNK = 240_000  # 5 s of 24 kHz 16-bit mono, well within the service's message bound
+PACED = sys.argv[4:5] == ["paced"]
+# 5 s of 24 kHz 16-bit mono, well within the service's message bound; 0.1 s when paced.
+CHUNK = 4_800 if PACED else 240_000
 
 
 async def main():
@@ -26,12 +29,15 @@ async def main():
     # The client's own keep-alive is off: this script's pings are the ones counted.
     async with connect(url, additional_headers={"Authorization": f"Bearer {api_key}"}, ping_interval=None) as ws:
 
-        # Everything goes at once, the settings first: the service handles events in order, and the
-        # client never keeps it waiting (the test's idle timeout is short).
+        # Everything goes at once (or at the speaker's pace), the settings first: the service handles
+        # events in order, and the client never keeps it waiting (the test's idle timeout is short).
         await ws.send(json.dumps({"type": "session.update", "session": {
             "type": "transcription",
             "audio": {"input": {"format": {"type": "audio/pcm", "rate": 24000}, "turn_detection": None}}}}))
+        started = time.monotonic()
         for offset in range(0, len(audio), CHUNK):
+            if PACED:
+                await asyncio.sleep(max(0.0, started + offset / 48_000 - time.monotonic()))
             await ws.send(json.dumps({"type": "input_audio_buffer.append",
                                       "audio": base64.b64encode(audio[offset:offset + CHUNK]).decode()}))
         await ws.send(json.dumps({"type": "input_audio_buffer.commit"}))

@@ -36,6 +36,9 @@ final class RealtimeInbox: Sendable {
         }
         let content: Content
         let bytes: Int
+        /// When the message was read off the connection: a session judges its client's pace by it, not by
+        /// when the session got round to the message.
+        let received = ContinuousClock.now
 
         init(_ message: WebSocketMessage) {
             content = .client(message)

@@ -195,7 +195,8 @@ struct RealtimeSession: Sendable {
                         let behind =
                             Double(inbox.waiting(besides: item))
                             / transcriber.settings.format.messageBytesPerSecond
-                        let outputs = try transcriber.append(bytes, partial: behind <= Self.caughtUp)
+                        let outputs = try transcriber.append(
+                            bytes, partial: behind <= Self.caughtUp, received: item.received)
                         for output in outputs { send(RealtimeServerEvent.output(output)) }
                         // Stopping: the turn that was open has ended; audio after it is not taken up.
                         if windingDown, outputs.contains(where: \.endsTurn) { return shutDown(send: send) }

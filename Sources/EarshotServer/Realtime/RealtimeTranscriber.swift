@@ -57,6 +57,8 @@ final class RealtimeTranscriber {
     private var inputFrames: Int64 = 0
     /// The session's clock at the recognizer's rate: frames resampled so far.
     private var frames: Int64 = 0
+    /// Whether the audio is arriving live, so an early decode at a pause is worth beginning.
+    private var pace = LivePace()
 
     /// With `server_vad`, the detector whose decisions drive the endpointer; without, one that only
     /// tells the recognizer of pauses (nil when the recognizer has no use for them).
@@ -166,9 +168,12 @@ final class RealtimeTranscriber {
             start: start)
     }
 
-    /// One `append`'s bytes; with `partial`, the partial text is brought up to date too (a reader that
-    /// has fallen behind the client skips it, so the audio and the final come first).
-    func append(_ bytes: [UInt8], partial wantsPartial: Bool = true) throws -> [Output] {
+    /// One `append`'s bytes, `received` when the message was read; with `partial`, the partial text is
+    /// brought up to date too (a reader that has fallen behind the client skips it, so the audio and the
+    /// final come first).
+    func append(_ bytes: [UInt8], partial wantsPartial: Bool = true, received: ContinuousClock.Instant = .now)
+        throws -> [Output]
+    {
         let samples = decoder.decode(bytes)
         guard !samples.isEmpty else { return [] }
         let input = AudioBuffer(
@@ -176,6 +181,8 @@ final class RealtimeTranscriber {
         inputFrames += Int64(samples.count)
         resampled.removeAll()
         try resampler.process(input, into: &resampled)
+        let arrived = frames + resampled.items.reduce(0) { $0 + Int64($1.frameCount) }
+        pace.arrived(through: Double(arrived) / Double(rate), at: received)
         var outputs: [Output] = []
         for buffer in resampled.items where !buffer.isEmpty {
             // Stamped with the session's clock, which a change of format does not restart.
@@ -248,7 +255,9 @@ final class RealtimeTranscriber {
     /// Tells the recognizer of each pause and each return of speech inside the turn.
     private func notePause(_ decision: VADDecision) {
         switch turn!.pauses.note(decision) {
-        case true?: recognizer.speechPaused()
+        // Only while the audio comes at the speaker's pace: a recording sent at once gets a file's decode.
+        case true? where pace.isLive: recognizer.speechPaused()
+        case true?: break
         case false?: recognizer.speechResumed()
         case nil: break
         }

@@ -58,6 +58,8 @@ final class RecognitionSession<R: Recognizer> {
     /// A container's decoded block, then that block past the duration limit.
     private var block = StageOutput<AudioBuffer>()
     private var counted = StageOutput<AudioBuffer>()
+    /// Whether the body's audio is arriving live, so an early decode at a pause is worth beginning.
+    private var pace = LivePace()
 
     init(contentType: AudioContentType, recognizer: R, limits: AudioLimits) throws {
         let maxAudioDuration = limits.maxAudioDuration
@@ -101,8 +103,11 @@ final class RecognitionSession<R: Recognizer> {
         }
         results.removeAll()
         try chain.process(bytes, into: &results)
+        pace.arrived(through: audioTime)
         switch chain.second.second.first.pauseChange {
-        case true?: recognizer.speechPaused()
+        // Only while the audio comes at the speaker's pace: a recording sent at once gets a file's decode.
+        case true? where pace.isLive: recognizer.speechPaused()
+        case true?: break
         case false?: recognizer.speechResumed()
         case nil: break
         }

@@ -72,9 +72,11 @@ public struct WhisperOptions: Sendable, Equatable {
     /// the default) or fitted to the audio (``WhisperEncoderWindow/live``: faster, but it can cost words).
     public var encoderWindow: WhisperEncoderWindow
     /// The encoder window of the final decode a ``WhisperRecognizer`` begins at the speaker's pause, while
-    /// the audio is still arriving: full by default, so a live answer has a file's words;
-    /// ``WhisperEncoderWindow/live`` (a window that loops or says nothing decoded again in full) halves
-    /// its CPU and the listener's wait for about one WER point (BENCHMARKS.md). Partial results always
+    /// the audio is still arriving live: ``WhisperEncoderWindow/live`` by default (a window that loops or
+    /// says nothing is decoded again in full), which about halves that decode, so it ends within the
+    /// endpointer's wait, for under one WER point (chosen on the LibriVox clips, confirmed on the `real`
+    /// corpus: BENCHMARKS.md). ``WhisperEncoderWindow/full`` gives a live answer a file's words. A final
+    /// decode after the utterance has ended, as a file's, uses ``encoderWindow``; partial results always
     /// use the fitted rule: they are provisional. A transcriber ignores it.
     public var liveEncoderWindow: WhisperEncoderWindow
     /// Text tokens the first window's decode must begin with, continued rather than decoded again
@@ -91,7 +93,7 @@ public struct WhisperOptions: Sendable, Equatable {
         initialPrompt: String? = nil, vocabulary: [String] = [], vocabularyBonus: Double = defaultVocabularyBonus,
         language: String? = nil, suppressBlank: Bool = true, suppressTokens: [Int]? = nil,
         withoutTimestamps: Bool = false, maxInitialTimestamp: Double = 1, wordTimestamps: Bool = true,
-        encoderWindow: WhisperEncoderWindow = .full, liveEncoderWindow: WhisperEncoderWindow = .full
+        encoderWindow: WhisperEncoderWindow = .full, liveEncoderWindow: WhisperEncoderWindow = .live
     ) {
         self.beamSize = beamSize
         self.patience = patience
