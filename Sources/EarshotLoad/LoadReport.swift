@@ -1,17 +1,26 @@
-public import Foundation
 public import EarshotLab
+public import Foundation
 
 /// What a load test measured, per number of concurrent streams.
 public struct LoadReport: Sendable {
     public var levels: [Level]
     public var url: String
     public var corpus: String
+    /// The language each stream asked for (`auto`: detected) and the task (`transcribe` or `translate`), so
+    /// a report's words are read against the right reference.
+    public var language: String
+    public var task: String
     public var date: Date
 
-    public init(levels: [Level], url: String, corpus: String, date: Date = Date()) {
+    public init(
+        levels: [Level], url: String, corpus: String, language: String = "auto", task: String = "transcribe",
+        date: Date = Date()
+    ) {
         self.levels = levels
         self.url = url
         self.corpus = corpus
+        self.language = language
+        self.task = task
         self.date = date
     }
 
@@ -90,18 +99,22 @@ public struct LoadReport: Sendable {
         var schemaVersion = 1
         var url: String
         var corpus: String
+        var language: String
+        var task: String
         var date: String
         var levels: [LevelDocument]
 
         init(_ report: LoadReport) {
             url = report.url
             corpus = report.corpus
+            language = report.language
+            task = report.task
             date = ISO8601DateFormatter().string(from: report.date)
             levels = report.levels.map(LevelDocument.init)
         }
 
         enum CodingKeys: String, CodingKey {
-            case url, corpus, date, levels
+            case url, corpus, language, task, date, levels
             case schemaVersion = "schema_version"
         }
     }

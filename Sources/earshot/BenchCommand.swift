@@ -5,6 +5,7 @@ import EarshotCore
 import EarshotLab
 import EarshotLoad
 import EarshotModels
+import EarshotWhisper
 import Foundation
 
 struct Bench: AsyncParsableCommand {
@@ -112,7 +113,8 @@ struct Bench: AsyncParsableCommand {
             report.append(level)
         }
         let result = LoadReport(
-            levels: report, url: recognizers?.url ?? "embedded", corpus: corpus)
+            levels: report, url: recognizers?.url ?? "embedded", corpus: corpus,
+            language: serviceOptions.spokenLanguage ?? "auto", task: serviceOptions.task.rawValue)
         if json {
             FileHandle.standardOutput.write(try result.json())
             print()

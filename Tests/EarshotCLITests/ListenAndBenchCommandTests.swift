@@ -104,6 +104,7 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
         #expect(document["schema_version"] as? Int == 1)
+        #expect(document["task"] as? String == "transcribe" && document["language"] as? String == "auto")
         let levels = try #require(document["levels"] as? [[String: Any]])
         #expect(levels.map { $0["streams"] as? Int } == [1, 2])
         for level in levels {

@@ -94,11 +94,12 @@ private let whisperBase = OpenAIServiceTests.root.appendingPathComponent(".earsh
         let result = try Self.earshot(
             [
                 "bench", "--corpus", Self.sampleCorpus, "--duration", "2", "--speed", "4", "--json", "--task",
-                "translate",
+                "translate", "--language", "en",
             ]
                 + service)
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        #expect(document["task"] as? String == "translate" && document["language"] as? String == "en")
         let level = try #require((document["levels"] as? [[String: Any]])?.first)
         // tiny.en cannot translate: every utterance is refused, none transcribed instead.
         let failed = try #require(level["failed"] as? Int)
