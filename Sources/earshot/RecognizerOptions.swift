@@ -50,7 +50,7 @@ struct RecognizerOptions: ParsableArguments {
         help: ArgumentHelp(
             "Whisper's encoder window for the final decode begun at the speaker's pause while audio arrives "
                 + "live (serve, listen, bench --embedded): fitted (the default: the audio so far, decoded again "
-                + "on the full window when that loops or says nothing; about half the decode, under one WER "
+                + "on the full window when that loops or says nothing; about half the decode, about one WER "
                 + "point) or full (30 s: a file's words, answered later).",
             valueName: "full|fitted"))
     var liveEncoderWindow: String?

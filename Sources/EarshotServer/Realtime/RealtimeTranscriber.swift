@@ -254,13 +254,7 @@ final class RealtimeTranscriber {
 
     /// Tells the recognizer of each pause and each return of speech inside the turn.
     private func notePause(_ decision: VADDecision) {
-        switch turn!.pauses.note(decision) {
-        // Only while the audio comes at the speaker's pace: a recording sent at once gets a file's decode.
-        case true? where pace.isLive: recognizer.speechPaused()
-        case true?: break
-        case false?: recognizer.speechResumed()
-        case nil: break
-        }
+        recognizer.notePauseChange(turn!.pauses.note(decision), live: pace.isLive)
     }
 
     /// The client's `commit`: ends the open turn. Throws a refusal when there is no audio to commit.

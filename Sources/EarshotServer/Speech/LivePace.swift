@@ -1,3 +1,5 @@
+import EarshotCore
+
 /// Whether a stream's audio is arriving at the speaker's pace. A live source — a microphone, a paced
 /// replay — cannot run ahead of the clock by more than its client buffers; a recording sent as fast as
 /// the network carries it can, by as much as it holds.
@@ -24,8 +26,6 @@ struct LivePace {
             origin = (now, media)
             return
         }
-        let elapsed = now - origin.instant
-        let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        isLive = media - origin.media - wall <= Self.allowedLead
+        isLive = media - origin.media - (now - origin.instant).inSeconds <= Self.allowedLead
     }
 }

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotRecognizer
 import EarshotVAD
 
 /// Follows a speech detector's smoothed decisions for the speaker's pauses: a pause is at least
@@ -31,5 +32,18 @@ struct PauseWatch {
         else { return nil }
         paused = true
         return true
+    }
+}
+
+extension Recognizer {
+    /// Tells the recognizer what a ``PauseWatch`` just saw (``PauseWatch/note(_:)``): a pause (true)
+    /// begins its early decode, but only while the stream is `live` (``LivePace``: a recording sent at
+    /// once gets a file's decode when it ends); speech again (false) drops that decode.
+    mutating func notePauseChange(_ change: Bool?, live: Bool) {
+        switch change {
+        case true? where live: speechPaused()
+        case false?: speechResumed()
+        default: break
+        }
     }
 }

@@ -104,13 +104,7 @@ final class RecognitionSession<R: Recognizer> {
         results.removeAll()
         try chain.process(bytes, into: &results)
         pace.arrived(through: audioTime)
-        switch chain.second.second.first.pauseChange {
-        // Only while the audio comes at the speaker's pace: a recording sent at once gets a file's decode.
-        case true? where pace.isLive: recognizer.speechPaused()
-        case true?: break
-        case false?: recognizer.speechResumed()
-        case nil: break
-        }
+        recognizer.notePauseChange(chain.second.second.first.pauseChange, live: pace.isLive)
     }
 
     /// The best hypothesis so far, or nil.

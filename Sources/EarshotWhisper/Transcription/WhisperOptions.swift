@@ -74,8 +74,8 @@ public struct WhisperOptions: Sendable, Equatable {
     /// The encoder window of the final decode a ``WhisperRecognizer`` begins at the speaker's pause, while
     /// the audio is still arriving live: ``WhisperEncoderWindow/live`` by default (a window that loops or
     /// says nothing is decoded again in full), which about halves that decode, so it ends within the
-    /// endpointer's wait, for under one WER point (chosen on the LibriVox clips, confirmed on the `real`
-    /// corpus: BENCHMARKS.md). ``WhisperEncoderWindow/full`` gives a live answer a file's words. A final
+    /// endpointer's wait, for under one WER point on whole recordings (chosen on the LibriVox clips,
+    /// confirmed on the `real` corpus; two words more in 78 on Realtime sessions: BENCHMARKS.md). ``WhisperEncoderWindow/full`` gives a live answer a file's words. A final
     /// decode after the utterance has ended, as a file's, uses ``encoderWindow``; partial results always
     /// use the fitted rule: they are provisional. A transcriber ignores it.
     public var liveEncoderWindow: WhisperEncoderWindow
