@@ -17,7 +17,8 @@
 # (sox with all its formats, speexdec from speex, ffmpeg), and nginx, which the scale-out tests put in front
 # of two instances of the service (with its example configuration, Examples/nginx/). FFmpeg's libavformat,
 # libavcodec and libavutil (5.1 in Debian 12) read the containers libsndfile does not: M4A/MP4, WebM, ADTS AAC
-# (EarshotIO's MediaFileSource, through the CFFmpeg module), and MP3 and the rest uploaded to `earshot serve`.
+# (EarshotIO's MediaFileSource, through the CFFmpeg module, which loads them when a file first needs them),
+# and MP3 and the rest uploaded to `earshot serve`.
 APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocketsphinx-dev libsphinxbase-dev \
 	pocketsphinx-en-us pocketsphinx-testdata libspeex-dev libogg-dev libopus-dev libopencore-amrnb-dev \
 	libflac-dev libfftw3-dev libopenblas-dev libasound2-dev sox libsox-fmt-all speex ffmpeg nginx-light \

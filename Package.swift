@@ -78,11 +78,10 @@ let package = Package(
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         // Flite ships no pkg-config file; the module map links its voices and lexicon.
         .systemLibrary(name: "CFlite", providers: [.apt(["flite1-dev"])]),
-        // FFmpeg's demuxers and decoders, for the containers libsndfile does not read (MP4/M4A, WebM, ADTS AAC).
-        // libavformat's .pc names only itself; the module map links libavcodec and libavutil too.
-        .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // FFmpeg's demuxers and decoders, for the containers libsndfile does not read (MP4/M4A, WebM, ADTS AAC),
+        // loaded with dlopen when a file first needs them (not linked: they cost every command's start-up
+        // ~55 ms). Its headers (libavformat-dev, libavcodec-dev, libavutil-dev) are in the default include path.
+        .target(name: "CFFmpeg"),
         // Kernel headers only (linux-libc-dev): socket filters and TCP_INFO for the service's listener.
         .systemLibrary(name: "CLinuxSocket"),
 

@@ -34,6 +34,8 @@ public final class MediaFileSource: AudioSource {
     public let statedDuration: Double?
 
     private let ffmpeg: Handles
+    /// FFmpeg's functions (``FFmpegLibraries``).
+    private var av: earshot_ffmpeg { ffmpeg.av }
     private let streamIndex: Int32
     /// Packets of the audio stream the container states (MP4 counts them exactly), or 0 if unknown.
     private let statedPackets: Int64
@@ -57,26 +59,34 @@ public final class MediaFileSource: AudioSource {
     init(file: InputFile, container: MediaContainer, blockFrames: Int, maxBlockSamples: Int = .max) throws {
         precondition(blockFrames > 0 && maxBlockSamples > 0, "blockFrames and maxBlockSamples must be positive")
         let name = file.name
-        Self.logCapture.touch()
-        let ffmpeg = Handles(descriptor: file.descriptor)
+        let av: earshot_ffmpeg
+        do {
+            av = try FFmpegLibraries.functions(for: name)
+        } catch {
+            close(file.descriptor)
+            throw error
+        }
+        let ffmpeg = Handles(descriptor: file.descriptor, functions: av)
         earshot_av_clear_log()
         try ffmpeg.openInput(container: container, name: name)
         let context = ffmpeg.formatContext!
-        var status = avformat_find_stream_info(context, nil)
+        var status = av.avformat_find_stream_info(context, nil)
         guard status >= 0 else {
             throw Self.error(
                 name, "not a readable \(container.displayName) file", status: status,
-                expected: "a complete \(container.displayName) file")
+                expected: "a complete \(container.displayName) file", av: av)
         }
         var decoder: UnsafePointer<AVCodec>?
-        status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        status = av.av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
         guard status >= 0, let decoder else {
             let streams = context.pointee.nb_streams
             let audio = (0..<Int(streams)).compactMap { context.pointee.streams[$0] }.first {
                 $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO
             }
             if let audio {
-                let codec = String(cString: avcodec_get_name(audio.pointee.codecpar.pointee.codec_id))
+                let codec =
+                    av.avcodec_get_name(audio.pointee.codecpar.pointee.codec_id).map { String(cString: $0) }
+                    ?? "unknown"
                 throw EarshotError(
                     .unsupportedFormat,
                     "\(name): its audio is \(codec), which this FFmpeg cannot decode; expected AAC, Opus, Vorbis, "
@@ -89,21 +99,21 @@ public final class MediaFileSource: AudioSource {
         }
         streamIndex = status
         let stream = context.pointee.streams[Int(status)]!
-        guard let codecContext = avcodec_alloc_context3(decoder) else {
+        guard let codecContext = av.avcodec_alloc_context3(decoder) else {
             throw EarshotError(.invalidInput, "\(name): cannot allocate a decoder")
         }
         ffmpeg.codecContext = codecContext
-        status = avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
-        if status >= 0 { status = avcodec_open2(codecContext, decoder, nil) }
-        codecName = String(cString: avcodec_get_name(codecContext.pointee.codec_id))
+        status = av.avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
+        if status >= 0 { status = av.avcodec_open2(codecContext, decoder, nil) }
+        codecName = av.avcodec_get_name(codecContext.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
         guard status >= 0 else {
-            throw Self.error(name, "cannot open its \(codecName) decoder", status: status)
+            throw Self.error(name, "cannot open its \(codecName) decoder", status: status, av: av)
         }
         format = try AudioFormat(
             sampleRate: Int(codecContext.pointee.sample_rate),
             channelCount: Int(codecContext.pointee.ch_layout.nb_channels),
             origin: name)
-        statedDuration = Self.audioDuration(of: stream, in: context, container: container)
+        statedDuration = Self.audioDuration(of: stream, in: context, container: container, av: av)
         statedPackets = container == .mp4 ? max(stream.pointee.nb_frames, 0) : 0
         self.ffmpeg = ffmpeg
         self.name = name
@@ -114,7 +124,7 @@ public final class MediaFileSource: AudioSource {
     /// The length `stream` (the audio) states, in seconds: see ``statedDuration``.
     private static func audioDuration(
         of stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>,
-        container: MediaContainer
+        container: MediaContainer, av: earshot_ffmpeg
     ) -> Double? {
         // A length worked out from the bit rate is a guess, not a statement.
         guard context.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE else { return nil }
@@ -122,7 +132,7 @@ public final class MediaFileSource: AudioSource {
         if stream.pointee.duration > 0, timeBase.num > 0, timeBase.den > 0 {
             return Double(stream.pointee.duration) * Double(timeBase.num) / Double(timeBase.den)
         }
-        if container == .matroska, let tag = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0),
+        if container == .matroska, let tag = av.av_dict_get(stream.pointee.metadata, "DURATION", nil, 0),
             let seconds = clockSeconds(String(cString: tag.pointee.value))
         {
             return seconds
@@ -175,9 +185,9 @@ public final class MediaFileSource: AudioSource {
         let codecContext = ffmpeg.codecContext!
         let frame = ffmpeg.frame
         earshot_av_clear_log()
-        let received = avcodec_receive_frame(codecContext, frame)
+        let received = av.avcodec_receive_frame(codecContext, frame)
         if received == 0 {
-            defer { av_frame_unref(frame) }
+            defer { av.av_frame_unref(frame) }
             return try append(frame)
         }
         if received == earshot_averror_eof() {
@@ -189,21 +199,21 @@ public final class MediaFileSource: AudioSource {
         }
         let packet = ffmpeg.packet
         while true {
-            let status = av_read_frame(ffmpeg.formatContext, packet)
+            let status = av.av_read_frame(ffmpeg.formatContext, packet)
             if status == earshot_averror_eof() {
                 draining = true
-                _ = avcodec_send_packet(codecContext, nil)
+                _ = av.avcodec_send_packet(codecContext, nil)
                 return
             }
             guard status >= 0 else { throw damaged("reading failed", status: status) }
-            defer { av_packet_unref(packet) }
+            defer { av.av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
             // A packet the demuxer had to cut (the file ends inside it) is a truncation, not audio.
             guard packet.pointee.flags & AV_PKT_FLAG_CORRUPT == 0 else {
                 throw truncated("its packet \(packetsRead + 1) runs past the end of the file")
             }
             packetsRead += 1
-            let sent = avcodec_send_packet(codecContext, packet)
+            let sent = av.avcodec_send_packet(codecContext, packet)
             guard sent >= 0 || sent == -EAGAIN else {
                 throw damaged("its \(codecName) packet \(packetsRead) does not decode", status: sent)
             }
@@ -227,7 +237,7 @@ public final class MediaFileSource: AudioSource {
         let start = pending.count
         pending.append(contentsOf: repeatElement(0, count: frames * channels))
         let sampleFormat = AVSampleFormat(rawValue: frame.pointee.format)
-        let planar = av_sample_fmt_is_planar(sampleFormat) != 0
+        let planar = av.av_sample_fmt_is_planar(sampleFormat) != 0
         // Plane and stride of channel c: planar formats keep one plane per channel, packed ones interleave.
         func convert<Sample>(_: Sample.Type, _ value: (Sample) -> Float) {
             pending.withUnsafeMutableBufferPointer { out in
@@ -240,7 +250,7 @@ public final class MediaFileSource: AudioSource {
                 }
             }
         }
-        switch av_get_packed_sample_fmt(sampleFormat) {
+        switch av.av_get_packed_sample_fmt(sampleFormat) {
         case AV_SAMPLE_FMT_FLT: convert(Float.self) { $0 }
         case AV_SAMPLE_FMT_DBL: convert(Double.self) { Float($0) }
         case AV_SAMPLE_FMT_S16: convert(Int16.self) { Float($0) / 32_768 }
@@ -249,7 +259,7 @@ public final class MediaFileSource: AudioSource {
         default:
             pending.removeLast(frames * channels)
             let sampleName =
-                av_get_sample_fmt_name(sampleFormat).map { String(cString: $0) } ?? "\(frame.pointee.format)"
+                av.av_get_sample_fmt_name(sampleFormat).map { String(cString: $0) } ?? "\(frame.pointee.format)"
             throw EarshotError(
                 .unsupportedFormat, "\(name): its decoder gives \(sampleName) samples; expected integer or float PCM")
         }
@@ -281,30 +291,24 @@ public final class MediaFileSource: AudioSource {
     private func damaged(_ what: String, status: Int32) -> EarshotError {
         Self.error(
             name, "truncated or damaged \(container.displayName): \(what) after \(position) frames", status: status,
-            expected: "a complete file")
+            expected: "a complete file", av: av)
     }
 
     /// An error naming the file, with FFmpeg's own reason: its last logged error if it gave one, else
     /// its error code's text.
-    static func error(_ name: String, _ what: String, status: Int32, expected: String? = nil) -> EarshotError {
+    static func error(
+        _ name: String, _ what: String, status: Int32, expected: String? = nil, av: earshot_ffmpeg
+    ) -> EarshotError {
         var reason = String(cString: earshot_av_last_log()).trimmingCharacters(in: .whitespacesAndNewlines)
         if reason.isEmpty {
             var text = [CChar](repeating: 0, count: 128)
-            av_strerror(status, &text, text.count)
+            _ = av.av_strerror(status, &text, text.count)
             reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         let hint = expected.map { "; expected \($0)" } ?? ""
         return EarshotError(.invalidInput, "\(name): \(what) (\(reason))\(hint)")
     }
 
-    /// FFmpeg's log goes to ``MediaFileSource/error(_:_:status:expected:)`` rather than stderr: set
-    /// once per process, before the first file is opened.
-    private static let logCapture = LogCapture()
-
-    private final class LogCapture: Sendable {
-        init() { earshot_av_log_capture() }
-        func touch() {}
-    }
 }
 
 /// What one ``MediaFileSource`` holds of FFmpeg's, freed together however far opening got: the
@@ -320,19 +324,22 @@ private final class Handles {
     var codecContext: UnsafeMutablePointer<AVCodecContext>?
     let packet: UnsafeMutablePointer<AVPacket>
     let frame: UnsafeMutablePointer<AVFrame>
+    let av: earshot_ffmpeg
 
-    init(descriptor: Int32) {
+    init(descriptor: Int32, functions av: earshot_ffmpeg) {
         self.descriptor = descriptor
-        packet = av_packet_alloc()
-        frame = av_frame_alloc()
+        self.av = av
+        // FFmpeg's allocations fail only when malloc does.
+        packet = av.av_packet_alloc()!
+        frame = av.av_frame_alloc()!
     }
 
     /// Opens the demuxer `container` names over the descriptor, with no probing and no other file
     /// or URL: `io_open` refuses every nested open (an MP4's external data references, say).
     func openInput(container: MediaContainer, name: String) throws {
         let bufferSize: Int32 = 1 << 16
-        guard let buffer = av_malloc(Int(bufferSize)),
-            let io = avio_alloc_context(
+        guard let buffer = av.av_malloc(Int(bufferSize)),
+            let io = av.avio_alloc_context(
                 buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 0, Unmanaged.passUnretained(self).toOpaque(),
                 { opaque, buffer, size in Handles.from(opaque).read(into: buffer, size: size) }, nil,
                 { opaque, offset, whence in Handles.from(opaque).seek(to: offset, whence: whence) })
@@ -340,37 +347,37 @@ private final class Handles {
             throw EarshotError(.invalidInput, "\(name): cannot allocate a reader")
         }
         self.io = io
-        guard let context = avformat_alloc_context() else {
+        guard let context = av.avformat_alloc_context() else {
             throw EarshotError(.invalidInput, "\(name): cannot allocate a demuxer")
         }
         context.pointee.pb = io
         context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
         context.pointee.io_open = { _, _, _, _, _ in -EPERM }
-        let demuxer = av_find_input_format(container.demuxerName)
+        let demuxer = av.av_find_input_format(container.demuxerName)
         var opening: UnsafeMutablePointer<AVFormatContext>? = context
-        let status = avformat_open_input(&opening, nil, demuxer, nil)
+        let status = av.avformat_open_input(&opening, nil, demuxer, nil)
         guard status >= 0, let opened = opening else {
             // FFmpeg has freed the context (not our I/O context).
             throw MediaFileSource.error(
                 name, "not a readable \(container.displayName) file", status: status,
-                expected: "a complete \(container.displayName) file")
+                expected: "a complete \(container.displayName) file", av: av)
         }
         formatContext = opened
     }
 
     deinit {
-        if codecContext != nil { avcodec_free_context(&codecContext) }
-        if formatContext != nil { avformat_close_input(&formatContext) }
+        if codecContext != nil { av.avcodec_free_context(&codecContext) }
+        if formatContext != nil { av.avformat_close_input(&formatContext) }
         if let io {
             var buffer: UnsafeMutablePointer<UInt8>? = io.pointee.buffer
-            av_freep(&buffer)
+            av.av_freep(&buffer)
             var context: UnsafeMutablePointer<AVIOContext>? = io
-            avio_context_free(&context)
+            av.avio_context_free(&context)
         }
         var packet: UnsafeMutablePointer<AVPacket>? = self.packet
-        av_packet_free(&packet)
+        av.av_packet_free(&packet)
         var frame: UnsafeMutablePointer<AVFrame>? = self.frame
-        av_frame_free(&frame)
+        av.av_frame_free(&frame)
         close(descriptor)
     }
 

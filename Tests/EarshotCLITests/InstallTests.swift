@@ -175,6 +175,10 @@ import Testing
         #expect(fields.contains("Version: \(version)"), "\(info.output)")
         let depends = fields.first { $0.hasPrefix("Depends: ") } ?? ""
         #expect(depends.contains("libc6") && depends.contains("libsndfile1"), "\(info.output)")
+        // FFmpeg's libraries are loaded when a file needs them, not linked: they must be named all the same.
+        for library in ["libavformat", "libavcodec", "libavutil"] {
+            #expect(depends.contains(library), "\(info.output)")
+        }
 
         let extracted = work.file("root")
         let extract = try ExternalTool.run(["dpkg-deb", "-x", package, extracted])
