@@ -18,3 +18,14 @@ static inline int earshot_x86_vector_level(void) {
     if (avx512 && (xcr0_low & 0xe0) == 0xe0) return 3;
     return avx2 && fma ? 2 : 1;
 }
+
+#include <dlfcn.h>
+
+/// Leaves OpenBLAS one thread and stops the workers it started when it loaded (one per core, each
+/// spinning for about 0.1 s of CPU before it sleeps): Earshot runs every product on the calling
+/// thread. `blas_thread_shutdown_` is the pthread build's; another build has none, and keeps its own.
+static inline void earshot_openblas_single_thread(void) {
+    openblas_set_num_threads(1);
+    int (*shutdown)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
+    if (shutdown) shutdown();
+}

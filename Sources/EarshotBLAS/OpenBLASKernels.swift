@@ -9,6 +9,11 @@ import COpenBLAS
 /// code, so a command that finds the wrong kernels starts itself again with the variable set
 /// (``coreTypeToForce(environment:)``); a user's own `OPENBLAS_CORETYPE` is always left alone.
 public enum OpenBLASKernels {
+    /// Leaves OpenBLAS one thread and stops the worker threads it started at load, which spin for
+    /// about 0.1 s before they sleep: as much CPU as a short command's whole start-up. Whisper and
+    /// Silero run each product on the calling thread, and PocketSphinx's BLAS is this same library.
+    public static func useOneThread() { earshot_openblas_single_thread() }
+
     /// The kernel set OpenBLAS chose at load (`openblas_get_corename`), e.g. `Haswell`.
     public static var loaded: String {
         guard let name = openblas_get_corename() else { return "unknown" }

@@ -35,7 +35,7 @@ struct Earshot: AsyncParsableCommand {
 
     /// Runs the command, turning every failure into one line on standard error and a documented exit code.
     static func main() async {
-        startAgainWithTheCPUsKernelsIfNeeded()
+        OpenBLASKernels.useOneThread()
         var arguments = Array(CommandLine.arguments.dropFirst())
         let configFlag = takeConfigFlag(from: &arguments)
         Settings.invocation.withLock { $0 = (arguments, configFlag) }
@@ -50,6 +50,7 @@ struct Earshot: AsyncParsableCommand {
         }
         do {
             var command = try parseAsRoot(arguments)
+            if !(command is any RunsWithoutBLAS) { startAgainWithTheCPUsKernelsIfNeeded() }
             InterruptCleanup.install(except: (type(of: command) as? any HandlesSignals.Type)?.handledSignals ?? [])
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
@@ -81,6 +82,12 @@ struct Earshot: AsyncParsableCommand {
     /// they run and the command line leaves out (``Settings``), right after the command's name.
     static func applySettings(to arguments: [String], configFlag: String?) throws -> ([String], [Settings.Value]) {
         let environment = ProcessInfo.processInfo.environment
+        let commands = configuration.subcommands.map { $0._commandName }
+        guard
+            Settings.anySource(
+                configFlag: configFlag, environment: environment, commands: commands,
+                fileExists: { FileManager.default.fileExists(atPath: $0) })
+        else { return (arguments, []) }
         let tree = CommandTree(of: Earshot.self)
         let settings = try Settings.load(configFlag: configFlag, environment: environment, tree: tree)
         Settings.current.withLock { $0 = settings }
@@ -117,8 +124,10 @@ struct Earshot: AsyncParsableCommand {
     }
 
     /// Starts this command again with `OPENBLAS_CORETYPE` set when OpenBLAS loaded kernels older than the
-    /// CPU (see ``OpenBLASKernels``): Whisper and Silero then run about twice as fast. Nothing has been
-    /// read or written yet; if `execv` fails, the command goes on with the kernels it has.
+    /// CPU (see ``OpenBLASKernels``): Whisper and Silero then run about twice as fast. Called once the
+    /// command is parsed, for commands that may multiply matrices (not ``RunsWithoutBLAS``), so the
+    /// rest start once; nothing has been read or written yet. If `execv` fails, the command goes on
+    /// with the kernels it has.
     static func startAgainWithTheCPUsKernelsIfNeeded() {
         guard let core = OpenBLASKernels.coreTypeToForce(environment: ProcessInfo.processInfo.environment) else {
             return
@@ -201,3 +210,21 @@ enum ExitStatus: Int32 {
         }
     }
 }
+
+/// A command that never runs Whisper or Silero (OpenBLAS's matrix products), so it need not start
+/// again with the CPU's kernels (``Earshot/startAgainWithTheCPUsKernelsIfNeeded()``), which costs a
+/// second start-up. Commands are assumed to multiply matrices unless they say otherwise here.
+protocol RunsWithoutBLAS {}
+
+extension Info: RunsWithoutBLAS {}
+extension Level: RunsWithoutBLAS {}
+extension Encode: RunsWithoutBLAS {}
+extension Decode: RunsWithoutBLAS {}
+extension Speak: RunsWithoutBLAS {}
+extension ConfigCommand.Show: RunsWithoutBLAS {}
+extension Models.List: RunsWithoutBLAS {}
+extension Models.Fetch: RunsWithoutBLAS {}
+extension CorpusCommand.Validate: RunsWithoutBLAS {}
+extension CorpusCommand.Import: RunsWithoutBLAS {}
+extension CorpusCommand.Export: RunsWithoutBLAS {}
+extension LanguageModelCommand.Pronounce: RunsWithoutBLAS {}

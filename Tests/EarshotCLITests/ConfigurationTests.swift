@@ -35,6 +35,11 @@ import Testing
         let fromEnvironment = try Self.earshot(
             transcribe, config: config, environment: ["EARSHOT_TRANSCRIBE_FORMAT": "srt"], home: home)
         #expect(fromEnvironment.output.hasPrefix("1\n00:00:"), "\(fromEnvironment.output)")
+        // A variable alone, with no config file anywhere, sets it too (the settings are not skipped).
+        let variableAlone = try Self.earshot(transcribe, environment: ["EARSHOT_TRANSCRIBE_FORMAT": "srt"], home: home)
+        #expect(variableAlone.output.hasPrefix("1\n00:00:"), "\(variableAlone.output)")
+        let sharedAlone = try Self.earshot(
+            ["vad", Self.cards], environment: ["EARSHOT_VAD_DETECTOR": "energy"], home: home)
         let fromFlag = try Self.earshot(
             transcribe + ["-f", "txt"], config: config, environment: ["EARSHOT_TRANSCRIBE_FORMAT": "srt"], home: home)
         let plain = try Self.earshot(transcribe, home: home)
@@ -54,6 +59,7 @@ import Testing
         #expect(energy.output != spectral.output)
         let overridden = try Self.earshot(vad + ["--detector", "spectral"], config: config, home: home)
         #expect(overridden.output == spectral.output)
+        #expect(sharedAlone.status == 0 && sharedAlone.output == energy.output, "\(sharedAlone.standardError)")
 
         // The default file is read without --config; config show names each origin.
         try FileManager.default.createDirectory(

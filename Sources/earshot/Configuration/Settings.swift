@@ -50,13 +50,34 @@ struct Settings: Sendable {
         environmentProvider = EnvironmentVariablesProvider(environmentVariables: environment)
     }
 
-    /// Sections several commands share: the options of one option group each.
-    static let sharedSections: [(name: String, options: [CommandTree.Option])] = [
-        ("service", CommandTree.options(of: ServiceOptions.self)),
-        ("recognizer", CommandTree.options(of: RecognizerOptions.self)),
-        ("detector", CommandTree.options(of: VADModelOptions.self)),
-        ("endpointing", CommandTree.options(of: EndpointingOptions.self)),
+    /// Sections several commands share, each the options of one option group.
+    static let sharedGroups: [(name: String, group: any ParsableArguments.Type)] = [
+        ("service", ServiceOptions.self), ("recognizer", RecognizerOptions.self), ("detector", VADModelOptions.self),
+        ("endpointing", EndpointingOptions.self),
     ]
+    static let sharedSections: [(name: String, options: [CommandTree.Option])] = sharedGroups.map {
+        ($0.name, CommandTree.options(of: $0.group))
+    }
+
+    /// Whether any source of settings exists: `--config`, `$EARSHOT_CONFIG`, a config file where one is
+    /// looked for (readable or not: reading it reports why not), or an `EARSHOT_` variable whose next
+    /// word begins a section's name (`EARSHOT_TRANSCRIBE_…`, `EARSHOT_SERVICE_…`). When none does, there is
+    /// nothing to add to a command line, and the command tree (a third of a bare start-up's CPU) is not built.
+    static func anySource(
+        configFlag: String?, environment: [String: String], commands: [String], fileExists: (String) -> Bool
+    ) -> Bool {
+        let candidates = candidateFiles(flag: configFlag, environment: environment)
+        if candidates.contains(where: { $0.required || fileExists($0.path) }) { return true }
+        let words = Set(
+            (commands + sharedGroups.map(\.name)).map { name in
+                name.split(whereSeparator: { $0 == "-" || $0 == "." }).first.map { $0.uppercased() } ?? ""
+            })
+        return environment.keys.contains { name in
+            guard name.hasPrefix("EARSHOT_") else { return false }
+            let word = name.dropFirst("EARSHOT_".count).prefix { $0 != "_" }
+            return words.contains(String(word))
+        }
+    }
 
     /// Keys whose values are secrets: refused in a file others can read, never printed.
     static let secretKeys: Set<String> = ["secret", "token"]
