@@ -7,7 +7,8 @@ extension DetectorKind: ExpressibleByArgument {}
 extension SmoothingProfile: ExpressibleByArgument {}
 
 /// The smoothing properties, each under the one name it has everywhere (Swift property, JSON
-/// parameter, sweep grid), and `--threshold` for the onset threshold as other VAD tools call it.
+/// parameter, sweep grid), and `--threshold` for the onset threshold as other VAD tools call it. Each
+/// camelCase flag also takes its kebab-case spelling (`--min-speech-duration`), as the other flags are.
 struct SmoothingOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -16,37 +17,38 @@ struct SmoothingOptions: ParsableArguments {
     var profile: SmoothingProfile?
 
     @Option(
-        name: [.customLong("threshold"), .customLong("onsetThreshold")], parsing: .unconditional,
+        name: [.customLong("threshold"), .customLong("onsetThreshold"), .customLong("onset-threshold")],
+        parsing: .unconditional,
         help:
             "Speech probability at which speech starts (0–1). Default \(SmoothingConfiguration.Defaults.onsetThreshold)."
     )
     var onsetThreshold: Float?
 
     @Option(
-        name: .customLong("offsetThreshold"), parsing: .unconditional,
+        name: [.customLong("offsetThreshold"), .customLong("offset-threshold")], parsing: .unconditional,
         help:
             "Probability below which speech ends (≤ threshold). Default: threshold − \(SmoothingConfiguration.Defaults.offsetBelowOnset)."
     )
     var offsetThreshold: Float?
 
     @Option(
-        name: .customLong("minSpeechDuration"), parsing: .unconditional,
+        name: [.customLong("minSpeechDuration"), .customLong("min-speech-duration")], parsing: .unconditional,
         help: "Drop speech shorter than this, seconds. Default \(SmoothingConfiguration.Defaults.minSpeechDuration).")
     var minSpeechDuration: Double?
 
     @Option(
-        name: .customLong("minSilenceDuration"), parsing: .unconditional,
+        name: [.customLong("minSilenceDuration"), .customLong("min-silence-duration")], parsing: .unconditional,
         help: "Fill pauses shorter than this, seconds. Default \(SmoothingConfiguration.Defaults.minSilenceDuration).")
     var minSilenceDuration: Double?
 
     @Option(
-        name: .customLong("speechPadBefore"), parsing: .unconditional,
+        name: [.customLong("speechPadBefore"), .customLong("speech-pad-before")], parsing: .unconditional,
         help: "Speech padding before each segment, seconds. Default \(SmoothingConfiguration.Defaults.speechPadBefore)."
     )
     var speechPadBefore: Double?
 
     @Option(
-        name: .customLong("speechPadAfter"), parsing: .unconditional,
+        name: [.customLong("speechPadAfter"), .customLong("speech-pad-after")], parsing: .unconditional,
         help: "Speech padding after each segment, seconds. Default \(SmoothingConfiguration.Defaults.speechPadAfter).")
     var speechPadAfter: Double?
 
@@ -73,30 +75,31 @@ struct SmoothingOptions: ParsableArguments {
     }
 }
 
-/// The seed SDK's endpointing properties (table 5-2), by their SDK names, and Kaldi-style rules.
+/// The seed SDK's endpointing properties (table 5-2), by their SDK names (and each also in kebab case,
+/// `--ending-silence`), and Kaldi-style rules.
 struct EndpointingOptions: ParsableArguments {
     @Option(
-        name: .customLong("maxInitialSilence"), parsing: .unconditional,
+        name: [.customLong("maxInitialSilence"), .customLong("max-initial-silence")], parsing: .unconditional,
         help: "No speech by then ends the interaction, seconds or inf.")
     var maxInitialSilence = EndpointerConfiguration.Defaults.maxInitialSilence
 
     @Option(
-        name: .customLong("endingSilence"), parsing: .unconditional,
+        name: [.customLong("endingSilence"), .customLong("ending-silence")], parsing: .unconditional,
         help: "Silence after speech that ends it, seconds or inf.")
     var endingSilence = EndpointerConfiguration.Defaults.endingSilence
 
     @Option(
-        name: .customLong("minRecordingTime"), parsing: .unconditional,
+        name: [.customLong("minRecordingTime"), .customLong("min-recording-time")], parsing: .unconditional,
         help: "A stop before this gives AudioTooShort, seconds (0: off).")
     var minRecordingTime = EndpointerConfiguration.Defaults.minRecordingTime
 
     @Option(
-        name: .customLong("maxRecordingTime"), parsing: .unconditional,
+        name: [.customLong("maxRecordingTime"), .customLong("max-recording-time")], parsing: .unconditional,
         help: "Capture stops here even during speech, seconds or inf.")
     var maxRecordingTime = EndpointerConfiguration.Defaults.maxRecordingTime
 
     @Option(
-        name: .customLong("cancelWhenSilent"), parsing: .unconditional,
+        name: [.customLong("cancelWhenSilent"), .customLong("cancel-when-silent")], parsing: .unconditional,
         help: "true: silent input ends with NoAudio instead of being sent.")
     var cancelWhenSilent = EndpointerConfiguration.Defaults.cancelWhenSilent
 
@@ -110,7 +113,7 @@ struct EndpointingOptions: ParsableArguments {
     var rules: [String] = []
 
     @Option(
-        name: .customLong("endingSilenceThreshold"),
+        name: [.customLong("endingSilenceThreshold"), .customLong("ending-silence-threshold")],
         help: ArgumentHelp(
             "Speech probability a speech frame needs to hold off the ending silence (0–1; 0 is the SDK's rule).",
             discussion:

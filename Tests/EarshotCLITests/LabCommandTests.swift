@@ -1,5 +1,5 @@
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -43,7 +43,9 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         #expect(plain == speech)
         #expect(cutting != speech)
         #expect(try run(["--profile", "cutting", "--hangover", "0"]) == speech)
-        let ends = { (csv: String) in csv.split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: ",")[1]) } }
+        let ends = { (csv: String) in
+            csv.split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: ",")[1]) }
+        }
         #expect(zip(ends(cutting), ends(speech)).allSatisfy { $0 >= $1 }, "cutting ends no earlier")
         let bad = try earshot("vad", "--profile", "loose", utterance)
         #expect(bad.status == 1 && bad.standardError.contains("speech"), "\(bad.standardError)")
@@ -142,6 +144,18 @@ private let utterance = synthetic + "/audio/syn-015.wav"
         #expect(lines.first?.last == "speechStart")
         #expect(lines.contains { $0.dropFirst().joined(separator: " ") == "endpoint endingSilence" })
         #expect(lines.last?.dropFirst().joined(separator: " ") == "outcome audioCaptured")
+    }
+
+    @Test func theSDKsCamelCaseFlagsTakeKebabCaseToo() throws {
+        let camel = try earshot(
+            "endpoint", "--endingSilence", "0.3", "--minSpeechDuration", "0.2", "--maxInitialSilence", "5", utterance)
+        let kebab = try earshot(
+            "endpoint", "--ending-silence", "0.3", "--min-speech-duration", "0.2", "--max-initial-silence", "5",
+            utterance)
+        let other = try earshot("endpoint", "--ending-silence", "0.9", utterance)
+        #expect(camel.status == 0 && kebab.status == 0, "\(kebab.standardError)")
+        #expect(kebab.output == camel.output)
+        #expect(other.output != camel.output)
     }
 
     @Test func aManualStopBeforeMinRecordingTimeIsAudioTooShort() throws {
