@@ -81,9 +81,9 @@ needs() {
 }
 needs "$binary"
 # FFmpeg's libraries are loaded with dlopen when a file needs them (MP4/M4A, WebM, ADTS), so they are not
-# in DT_NEEDED: the binary names them in its strings (libavformat.so.59 …), and they must be where ldconfig
+# in DT_NEEDED: the binary names them among its strings (libavformat.so.59 …), and they must be where ldconfig
 # finds them and a package owns them.
-for soname in $(strings -a "$binary" | grep -xE 'libav(util|codec|format)\.so\.[0-9]+' | sort -u); do
+for soname in $(strings -a "$binary" | grep -oE 'libav(util|codec|format)\.so\.[0-9]+' | sort -u); do
     path=$(/sbin/ldconfig -p | awk -v name="$soname" '$1 == name && $NF ~ /^\// { print $NF; exit }')
     [ -n "$path" ] || { echo "$0: $binary loads $soname, which ldconfig does not find" >&2; exit 1; }
     package=$(echo "$path" | owners | cut -d ' ' -f 2 | head -n 1)
