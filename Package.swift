@@ -334,7 +334,7 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotCLITests",
-            dependencies: ["earshot", "EarshotCore", "EarshotLab", "EarshotTesting", "EarshotTestTraits"],
+            dependencies: ["earshot", "EarshotCore", "EarshotLab", "EarshotVAD", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
 
         .executableTarget(

@@ -75,11 +75,11 @@ public struct EndpointerConfiguration: Sendable, Hashable {
         rules: [EndpointRule] = [],
         endingSilenceThreshold: Float = Defaults.endingSilenceThreshold
     ) throws {
-        try ParameterCheck.duration(maxInitialSilence, "maxInitialSilence", allowsInfinity: true)
-        try ParameterCheck.duration(endingSilence, "endingSilence", allowsInfinity: true)
-        try ParameterCheck.duration(minRecordingTime, "minRecordingTime", allowsInfinity: false)
-        try ParameterCheck.duration(maxRecordingTime, "maxRecordingTime", allowsInfinity: true)
-        try ParameterCheck.probability(endingSilenceThreshold, "endingSilenceThreshold")
+        try TuningParameter.maxInitialSilence.check(maxInitialSilence)
+        try TuningParameter.endingSilence.check(endingSilence)
+        try TuningParameter.minRecordingTime.check(minRecordingTime)
+        try TuningParameter.maxRecordingTime.check(maxRecordingTime)
+        try TuningParameter.endingSilenceThreshold.check(Double(endingSilenceThreshold))
         self.maxInitialSilence = maxInitialSilence
         self.endingSilence = endingSilence
         self.minRecordingTime = minRecordingTime

@@ -65,19 +65,19 @@ public struct SmoothingConfiguration: Sendable, Hashable {
         speechPadAfter: Double = Defaults.speechPadAfter,
         hangover: Double = Defaults.hangover
     ) throws {
-        try ParameterCheck.probability(onsetThreshold, "onsetThreshold")
-        try ParameterCheck.probability(offsetThreshold, "offsetThreshold")
+        try TuningParameter.onsetThreshold.check(Double(onsetThreshold))
+        try TuningParameter.offsetThreshold.check(Double(offsetThreshold))
         if offsetThreshold > onsetThreshold {
             throw ParameterCheck.invalid(
                 "offsetThreshold", expected: "a probability ≤ onsetThreshold (\(onsetThreshold))",
                 got: "\(offsetThreshold)")
         }
-        // Durations must be finite: each becomes look-ahead, and the smoother's buffer is sized by them.
-        try ParameterCheck.duration(minSpeechDuration, "minSpeechDuration", allowsInfinity: false)
-        try ParameterCheck.duration(minSilenceDuration, "minSilenceDuration", allowsInfinity: false)
-        try ParameterCheck.duration(speechPadBefore, "speechPadBefore", allowsInfinity: false)
-        try ParameterCheck.duration(speechPadAfter, "speechPadAfter", allowsInfinity: false)
-        try ParameterCheck.duration(hangover, "hangover", allowsInfinity: false)
+        // Durations must be finite (TuningParameter.range): each becomes look-ahead, and sizes the smoother's buffer.
+        try TuningParameter.minSpeechDuration.check(minSpeechDuration)
+        try TuningParameter.minSilenceDuration.check(minSilenceDuration)
+        try TuningParameter.speechPadBefore.check(speechPadBefore)
+        try TuningParameter.speechPadAfter.check(speechPadAfter)
+        try TuningParameter.hangover.check(hangover)
         self.onsetThreshold = onsetThreshold
         self.offsetThreshold = offsetThreshold
         self.minSpeechDuration = minSpeechDuration

@@ -145,7 +145,7 @@ struct Sweep: AsyncParsableCommand {
                 output, with: tableFormat == .csv ? table.csv() : try table.json(parameters: parts[0].parameters))
         }
         let grid = try SweepGrid(parsing: grid)
-        if !endpointing.rules.isEmpty, grid.axes.contains(where: { $0.parameter == .endingSilence }) {
+        if !endpointing.rules.isEmpty, grid.axes.contains(where: { $0.parameter == .tuning(.endingSilence) }) {
             throw EarshotError(
                 .invalidParameter,
                 "sweep grid endingSilence: has no effect with --rule (the rules replace endingSilence); drop one")

@@ -16,59 +16,37 @@ struct SmoothingOptions: ParsableArguments {
             discussion: "The flags below change single values of the profile."))
     var profile: SmoothingProfile?
 
-    @Option(
-        name: [.customLong("threshold"), .customLong("onsetThreshold"), .customLong("onset-threshold")],
-        parsing: .unconditional,
-        help:
-            "Speech probability at which speech starts (0–1). Default \(SmoothingConfiguration.Defaults.onsetThreshold)."
-    )
+    @Option(name: .tuning(.onsetThreshold), parsing: .unconditional, help: .tuning(.onsetThreshold))
     var onsetThreshold: Float?
 
-    @Option(
-        name: [.customLong("offsetThreshold"), .customLong("offset-threshold")], parsing: .unconditional,
-        help:
-            "Probability below which speech ends (≤ threshold). Default: threshold − \(SmoothingConfiguration.Defaults.offsetBelowOnset)."
-    )
+    @Option(name: .tuning(.offsetThreshold), parsing: .unconditional, help: .tuning(.offsetThreshold))
     var offsetThreshold: Float?
 
-    @Option(
-        name: [.customLong("minSpeechDuration"), .customLong("min-speech-duration")], parsing: .unconditional,
-        help: "Drop speech shorter than this, seconds. Default \(SmoothingConfiguration.Defaults.minSpeechDuration).")
+    @Option(name: .tuning(.minSpeechDuration), parsing: .unconditional, help: .tuning(.minSpeechDuration))
     var minSpeechDuration: Double?
 
-    @Option(
-        name: [.customLong("minSilenceDuration"), .customLong("min-silence-duration")], parsing: .unconditional,
-        help: "Fill pauses shorter than this, seconds. Default \(SmoothingConfiguration.Defaults.minSilenceDuration).")
+    @Option(name: .tuning(.minSilenceDuration), parsing: .unconditional, help: .tuning(.minSilenceDuration))
     var minSilenceDuration: Double?
 
-    @Option(
-        name: [.customLong("speechPadBefore"), .customLong("speech-pad-before")], parsing: .unconditional,
-        help: "Speech padding before each segment, seconds. Default \(SmoothingConfiguration.Defaults.speechPadBefore)."
-    )
+    @Option(name: .tuning(.speechPadBefore), parsing: .unconditional, help: .tuning(.speechPadBefore))
     var speechPadBefore: Double?
 
-    @Option(
-        name: [.customLong("speechPadAfter"), .customLong("speech-pad-after")], parsing: .unconditional,
-        help: "Speech padding after each segment, seconds. Default \(SmoothingConfiguration.Defaults.speechPadAfter).")
+    @Option(name: .tuning(.speechPadAfter), parsing: .unconditional, help: .tuning(.speechPadAfter))
     var speechPadAfter: Double?
 
-    @Option(
-        parsing: .unconditional,
-        help:
-            "Speech continues this long after the probability drops, seconds. Default \(SmoothingConfiguration.Defaults.hangover) (profile cutting), 0 (speech)."
-    )
+    @Option(name: .tuning(.hangover), parsing: .unconditional, help: .tuning(.hangover))
     var hangover: Double?
 
     /// The flags given, applied to the defaults by the same rule a sweep row uses (an onset threshold
     /// without an offset threshold brings the offset along; see ``EvaluationSettings/applying(_:)``).
     func configuration(defaultProfile: SmoothingProfile = .cutting) throws -> SmoothingConfiguration {
-        let given: [(SweepParameter, Double?)] = [
+        let given: [(TuningParameter, Double?)] = [
             (.onsetThreshold, onsetThreshold.map(Double.init)), (.offsetThreshold, offsetThreshold.map(Double.init)),
             (.minSpeechDuration, minSpeechDuration), (.minSilenceDuration, minSilenceDuration),
             (.speechPadBefore, speechPadBefore), (.speechPadAfter, speechPadAfter), (.hangover, hangover),
         ]
         let setting = SweepSetting(
-            values: given.compactMap { parameter, value in value.map { (parameter, .number($0)) } })
+            values: given.compactMap { parameter, value in value.map { (.tuning(parameter), .number($0)) } })
         let defaults = EvaluationSettings(
             smoothing: try (profile ?? defaultProfile).configuration(), endpointer: try EndpointerConfiguration())
         return try defaults.applying(setting).smoothing
@@ -78,24 +56,16 @@ struct SmoothingOptions: ParsableArguments {
 /// The seed SDK's endpointing properties (table 5-2), by their SDK names (and each also in kebab case,
 /// `--ending-silence`), and Kaldi-style rules.
 struct EndpointingOptions: ParsableArguments {
-    @Option(
-        name: [.customLong("maxInitialSilence"), .customLong("max-initial-silence")], parsing: .unconditional,
-        help: "No speech by then ends the interaction, seconds or inf.")
+    @Option(name: .tuning(.maxInitialSilence), parsing: .unconditional, help: .tuning(.maxInitialSilence))
     var maxInitialSilence = EndpointerConfiguration.Defaults.maxInitialSilence
 
-    @Option(
-        name: [.customLong("endingSilence"), .customLong("ending-silence")], parsing: .unconditional,
-        help: "Silence after speech that ends it, seconds or inf.")
+    @Option(name: .tuning(.endingSilence), parsing: .unconditional, help: .tuning(.endingSilence))
     var endingSilence = EndpointerConfiguration.Defaults.endingSilence
 
-    @Option(
-        name: [.customLong("minRecordingTime"), .customLong("min-recording-time")], parsing: .unconditional,
-        help: "A stop before this gives AudioTooShort, seconds (0: off).")
+    @Option(name: .tuning(.minRecordingTime), parsing: .unconditional, help: .tuning(.minRecordingTime))
     var minRecordingTime = EndpointerConfiguration.Defaults.minRecordingTime
 
-    @Option(
-        name: [.customLong("maxRecordingTime"), .customLong("max-recording-time")], parsing: .unconditional,
-        help: "Capture stops here even during speech, seconds or inf.")
+    @Option(name: .tuning(.maxRecordingTime), parsing: .unconditional, help: .tuning(.maxRecordingTime))
     var maxRecordingTime = EndpointerConfiguration.Defaults.maxRecordingTime
 
     @Option(
@@ -112,13 +82,7 @@ struct EndpointingOptions: ParsableArguments {
         ))
     var rules: [String] = []
 
-    @Option(
-        name: [.customLong("endingSilenceThreshold"), .customLong("ending-silence-threshold")],
-        help: ArgumentHelp(
-            "Speech probability a speech frame needs to hold off the ending silence (0–1; 0 is the SDK's rule).",
-            discussion:
-                "Trailing silence runs from the last speech frame at or above it, so with the offset threshold (0.35) it starts where the probability fell rather than after the smoother's hangover and padding."
-        ))
+    @Option(name: .tuning(.endingSilenceThreshold), help: .tuning(.endingSilenceThreshold))
     var endingSilenceThreshold = EndpointerConfiguration.Defaults.endingSilenceThreshold
 
     func configuration() throws -> EndpointerConfiguration {
@@ -138,5 +102,23 @@ struct EndpointingOptions: ParsableArguments {
         }
         return try EndpointRule(
             requiresSpeech: fields[0] == "speech", minTrailingSilence: trailing, minUtteranceLength: length)
+    }
+}
+
+extension NameSpecification {
+    /// A tuning parameter's flags: its SDK name, then its kebab-case spelling (`--endingSilence`,
+    /// `--ending-silence`); the onset threshold is `--threshold` first, as other VAD tools call it.
+    static func tuning(_ parameter: TuningParameter) -> NameSpecification {
+        if parameter == .onsetThreshold {
+            return [.customLong("threshold"), .customLong(parameter.rawValue), .customLong(parameter.kebabName)]
+        }
+        return [.customLong(parameter.rawValue), .customLong(parameter.kebabName)]
+    }
+}
+
+extension ArgumentHelp {
+    /// A tuning parameter's help, as ``TuningParameter`` declares it.
+    static func tuning(_ parameter: TuningParameter) -> ArgumentHelp {
+        ArgumentHelp(parameter.help, discussion: parameter.discussion)
     }
 }

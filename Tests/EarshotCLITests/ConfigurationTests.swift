@@ -82,6 +82,22 @@ import Testing
         #expect(everything.output.contains("vad.detector=energy") && everything.output.contains("serve.port=0"))
     }
 
+    @Test func aKebabCaseKeySetsTheSDKsCamelCaseOption() throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let vad = ["vad", "--detector", "energy", Self.cards]
+        let flag = try Self.earshot(vad + ["--speechPadAfter", "0.2"], home: home)
+        let plain = try Self.earshot(vad, home: home)
+        #expect(flag.status == 0 && flag.output != plain.output, "\(flag.output)")
+        for key in ["speechPadAfter", "speech-pad-after"] {
+            let config = try home.write(Array("vad:\n  \(key): 0.2\n".utf8), to: "earshot.yaml")
+            let fromFile = try Self.earshot(vad, config: config, home: home)
+            #expect(fromFile.status == 0 && fromFile.output == flag.output, "\(key): \(fromFile.standardError)")
+        }
+        let fromVariable = try Self.earshot(vad, environment: ["EARSHOT_VAD_SPEECH_PAD_AFTER": "0.2"], home: home)
+        #expect(fromVariable.output == flag.output, "\(fromVariable.standardError)")
+    }
+
     @Test func badConfigFilesAreRefusedNamingTheFileAndTheKey() throws {
         let home = try TemporaryDirectory()
         defer { home.remove() }

@@ -1,6 +1,7 @@
 import EarshotLab
 import EarshotTestTraits
 import EarshotTesting
+import EarshotVAD
 import Foundation
 import Testing
 
@@ -26,6 +27,19 @@ import Testing
             #expect(dump.numericDefault(command, "on-time-tolerance") == OracleTiming.defaultTolerance)
             #expect(dump.option(command, "on-time-tolerance")?.help == dump.option("eval", "on-time-tolerance")?.help)
             #expect(dump.option(command, "jobs")?.help == "Worker threads (default: the number of cores).")
+        }
+    }
+
+    /// The smoothing and endpointing flags come from their one declaration (``TuningParameter``,
+    /// issue 50): SDK name and kebab-case spelling, and its help, in every command that takes them.
+    @Test func theTuningFlagsAreTheirDeclarations() throws {
+        let dump = try OptionDump()
+        for command in ["endpoint", "eval", "sweep"] {
+            for parameter in TuningParameter.allCases {
+                let option = dump.options.first { $0.command == command && $0.longNames.contains(parameter.rawValue) }
+                #expect(option?.longNames.contains(parameter.kebabName) == true, "\(command) --\(parameter.rawValue)")
+                #expect(option?.help.hasPrefix(parameter.help) == true, "\(command) --\(parameter.rawValue)")
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import EarshotCore
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
+import EarshotVAD
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
 
     @Test func infinityDisablesALimitWhereTheSDKAllowsIt() throws {
         let grid = try SweepGrid(parsing: ["maxInitialSilence=1.5,inf"])
-        #expect(grid.settings.last?[.maxInitialSilence] == .number(.infinity))
+        #expect(grid.settings.last?[.tuning(.maxInitialSilence)] == .number(.infinity))
         #expect(
             try thrownEarshotError { _ = try SweepGrid(parsing: ["minSpeechDuration=inf"]) }?.code == .invalidParameter)
     }

@@ -32,9 +32,12 @@ public struct EvaluationSettings: Sendable {
     /// threshold brings the offset along at ``hysteresisGap`` below it. Throws, naming the field, when
     /// the combination is invalid (an offset above the onset).
     public func applying(_ setting: SweepSetting) throws -> EvaluationSettings {
-        func number(_ parameter: SweepParameter) -> Double? {
-            if case .number(let value) = setting[parameter] { return value }
+        func given(_ parameter: TuningParameter) -> Double? {
+            if case .number(let value) = setting[.tuning(parameter)] { return value }
             return nil
+        }
+        func number(_ parameter: TuningParameter) -> Double {
+            given(parameter) ?? parameter.value(in: smoothing, endpointer)
         }
         var settings = self
         if case .name(let name) = setting[.detector] {
@@ -44,46 +47,28 @@ public struct EvaluationSettings: Sendable {
             }
             settings.detector = kind
         }
-        let onset = number(.onsetThreshold).map(Float.init) ?? smoothing.onsetThreshold
+        let onset = Float(number(.onsetThreshold))
         let offset =
-            number(.offsetThreshold).map(Float.init)
-            ?? (number(.onsetThreshold) == nil ? smoothing.offsetThreshold : max(0, onset - Self.hysteresisGap))
+            given(.offsetThreshold).map(Float.init)
+            ?? (given(.onsetThreshold) == nil ? smoothing.offsetThreshold : max(0, onset - Self.hysteresisGap))
         settings.smoothing = try SmoothingConfiguration(
-            onsetThreshold: onset, offsetThreshold: offset,
-            minSpeechDuration: number(.minSpeechDuration) ?? smoothing.minSpeechDuration,
-            minSilenceDuration: number(.minSilenceDuration) ?? smoothing.minSilenceDuration,
-            speechPadBefore: number(.speechPadBefore) ?? smoothing.speechPadBefore,
-            speechPadAfter: number(.speechPadAfter) ?? smoothing.speechPadAfter,
-            hangover: number(.hangover) ?? smoothing.hangover)
+            onsetThreshold: onset, offsetThreshold: offset, minSpeechDuration: number(.minSpeechDuration),
+            minSilenceDuration: number(.minSilenceDuration), speechPadBefore: number(.speechPadBefore),
+            speechPadAfter: number(.speechPadAfter), hangover: number(.hangover))
         settings.endpointer = try EndpointerConfiguration(
-            maxInitialSilence: number(.maxInitialSilence) ?? endpointer.maxInitialSilence,
-            endingSilence: number(.endingSilence) ?? endpointer.endingSilence,
-            minRecordingTime: number(.minRecordingTime) ?? endpointer.minRecordingTime,
-            maxRecordingTime: number(.maxRecordingTime) ?? endpointer.maxRecordingTime,
+            maxInitialSilence: number(.maxInitialSilence), endingSilence: number(.endingSilence),
+            minRecordingTime: number(.minRecordingTime), maxRecordingTime: number(.maxRecordingTime),
             cancelWhenSilent: endpointer.cancelWhenSilent, rules: endpointer.rules,
-            endingSilenceThreshold: number(.endingSilenceThreshold).map(Float.init) ?? endpointer.endingSilenceThreshold
-        )
+            endingSilenceThreshold: Float(number(.endingSilenceThreshold)))
         return settings
     }
 
-    /// The effective values, by their one name (Swift property, CLI flag, sweep parameter), for the
-    /// `parameters` object of every JSON report.
+    /// The effective values, by their one name (``TuningParameter``: Swift property, CLI flag, sweep
+    /// parameter), for the `parameters` object of every JSON report.
     public var parameters: [String: ParameterValue] {
-        [
+        var parameters: [String: ParameterValue] = [
             "detector": .name(detector.rawValue),
-            "onsetThreshold": .number(Self.decimal(smoothing.onsetThreshold)),
-            "offsetThreshold": .number(Self.decimal(smoothing.offsetThreshold)),
-            "minSpeechDuration": .number(smoothing.minSpeechDuration),
-            "minSilenceDuration": .number(smoothing.minSilenceDuration),
-            "speechPadBefore": .number(smoothing.speechPadBefore),
-            "speechPadAfter": .number(smoothing.speechPadAfter),
-            "hangover": .number(smoothing.hangover),
-            "maxInitialSilence": .number(endpointer.maxInitialSilence),
-            "endingSilence": .number(endpointer.endingSilence),
-            "minRecordingTime": .number(endpointer.minRecordingTime),
-            "maxRecordingTime": .number(endpointer.maxRecordingTime),
             "cancelWhenSilent": .flag(endpointer.cancelWhenSilent),
-            "endingSilenceThreshold": .number(Self.decimal(endpointer.endingSilenceThreshold)),
             // In the CLI's --rule notation; empty when the endingSilence rule is in force.
             "rules": .name(
                 endpointer.rules.map { rule in
@@ -93,6 +78,13 @@ public struct EvaluationSettings: Sendable {
                     ].joined(separator: ":")
                 }.joined(separator: " ")),
         ]
+        for parameter in TuningParameter.allCases {
+            let value = parameter.value(in: smoothing, endpointer)
+            // A probability is a Float setting: reported as the decimal it was given as.
+            parameters[parameter.rawValue] = .number(
+                parameter.range == .probability ? Self.decimal(Float(value)) : value)
+        }
+        return parameters
     }
 
     /// A Float setting as the decimal it was given as (0.35, not 0.3499999940395355).

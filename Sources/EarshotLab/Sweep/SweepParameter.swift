@@ -1,51 +1,63 @@
 import EarshotCore
+public import EarshotVAD
 
-/// A setting a sweep can vary: the VAD detector, a smoothing property, or an endpointing property,
-/// named exactly as the Swift property and the CLI flag.
-public enum SweepParameter: String, Sendable, CaseIterable, Hashable, Codable {
+/// A setting a sweep can vary: the VAD detector, or a smoothing or endpointing property
+/// (``TuningParameter``, which declares each one's name, range and default), named exactly as the Swift
+/// property and the CLI flag.
+public enum SweepParameter: Sendable, Hashable, CaseIterable, RawRepresentable, Codable {
     case detector
-    case onsetThreshold, offsetThreshold
-    case minSpeechDuration, minSilenceDuration, speechPadBefore, speechPadAfter, hangover
-    case maxInitialSilence, endingSilence, minRecordingTime, maxRecordingTime, endingSilenceThreshold
+    case tuning(TuningParameter)
+
+    public static var allCases: [SweepParameter] { [.detector] + TuningParameter.allCases.map(Self.tuning) }
+
+    public init?(rawValue: String) {
+        if rawValue == "detector" {
+            self = .detector
+        } else if let parameter = TuningParameter(rawValue: rawValue) {
+            self = .tuning(parameter)
+        } else {
+            return nil
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .detector: "detector"
+        case .tuning(let parameter): parameter.rawValue
+        }
+    }
 
     /// Endpointer properties, as opposed to the detector and its smoothing.
     public var isEndpointing: Bool {
-        [.maxInitialSilence, .endingSilence, .minRecordingTime, .maxRecordingTime, .endingSilenceThreshold]
-            .contains(self)
+        if case .tuning(let parameter) = self { return parameter.isEndpointing }
+        return false
     }
-
-    /// Thresholds are probabilities; everything else is a duration in seconds.
-    var isThreshold: Bool { [.onsetThreshold, .offsetThreshold, .endingSilenceThreshold].contains(self) }
-
-    /// Limits the SDK lets an application switch off with its infinite interval.
-    var acceptsInfinity: Bool { [.maxInitialSilence, .endingSilence, .maxRecordingTime].contains(self) }
 
     /// Parses one value written on the command line.
     func value(_ text: String) throws -> SweepValue {
-        if self == .detector {
+        switch self {
+        case .detector:
             guard !text.isEmpty else {
                 throw EarshotError(.invalidParameter, "sweep grid detector: expected a detector name, got ''")
             }
             return .name(text)
+        case .tuning(let parameter):
+            return .number(try Self.inGrid { try parameter.parse(text) })
         }
-        let number: Double? = ["inf", "infinity"].contains(text.lowercased()) ? .infinity : Double(text)
-        guard let number else {
-            throw EarshotError(.invalidParameter, "sweep grid \(rawValue): expected a number, got '\(text)'")
-        }
-        return .number(try validated(number))
     }
 
     /// Checks a number is in range for this parameter.
     func validated(_ number: Double) throws -> Double {
-        if isThreshold {
-            guard (0...1).contains(number) else {
-                throw EarshotError(
-                    .invalidParameter, "sweep grid \(rawValue): expected a probability in 0…1, got \(number)")
-            }
-        } else if number.isNaN || number < 0 || (number.isInfinite && !acceptsInfinity) {
-            let expected = acceptsInfinity ? "a duration ≥ 0 s or inf" : "a finite duration ≥ 0 s"
-            throw EarshotError(.invalidParameter, "sweep grid \(rawValue): expected \(expected), got \(number)")
-        }
+        if case .tuning(let parameter) = self { try Self.inGrid { try parameter.check(number) } }
         return number
+    }
+
+    /// Runs `body`, its error said to be the sweep grid's ("sweep grid endingSilence: expected …").
+    private static func inGrid<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let error as EarshotError {
+            throw EarshotError(error.code, "sweep grid " + error.message)
+        }
     }
 }

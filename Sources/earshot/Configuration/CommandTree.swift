@@ -33,6 +33,10 @@ struct CommandTree: Sendable {
         /// The config key: the long name, the positive one for an inverted flag.
         var key: String { longNames.first { !$0.hasPrefix("no-") } ?? longNames[0] }
 
+        /// Every name a config file may set it by: ``key`` first, then its other long names (the
+        /// kebab-case spelling of an SDK name, `ending-silence`), never the negation.
+        var keys: [String] { [key] + longNames.filter { $0 != key && $0 != negation } }
+
         /// The flag's negative form (`no-timestamps`), if it has one.
         var negation: String? { longNames.first { $0 == "no-" + key } }
 

@@ -85,10 +85,7 @@ struct ConfigCommand: ParsableCommand {
                             .init(section: section, key: option.key, values: [text], origin: .environment(name)))
                     }
                     for file in settings.files {
-                        let key = section.split(separator: ".").map(String.init) + [option.key]
-                        guard file.keys.contains(key.joined(separator: ".")),
-                            let given = try settings.value(of: option, at: key, in: file)
-                        else { continue }
+                        guard let given = try settings.value(of: option, section: section, in: file) else { continue }
                         values.append(.init(section: section, key: option.key, values: given, origin: .file(file.path)))
                     }
                 }

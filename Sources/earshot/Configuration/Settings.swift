@@ -153,7 +153,7 @@ struct Settings: Sendable {
         let section = components.prefix(sectionLength).joined(separator: ".")
         let key = components.dropFirst(sectionLength).joined(separator: ".")
         let options = options(ofSection: section) ?? []
-        guard let option = options.first(where: { $0.key == key }) else {
+        guard let option = options.first(where: { $0.keys.contains(key) }) else {
             throw EarshotError(
                 .invalidParameter,
                 "\(file.path): \(dotted): \(section) has no option --\(key)\(Self.suggestion(key, among: options.map(\.key))) "
@@ -215,12 +215,19 @@ struct Settings: Sendable {
         }
         for file in files {
             for section in sections {
-                let key = section.split(separator: ".").map(String.init) + [option.key]
-                guard file.keys.contains(key.joined(separator: ".")),
-                    let values = try value(of: option, at: key, in: file)
-                else { continue }
+                guard let values = try value(of: option, section: section, in: file) else { continue }
                 return Value(section: section, key: option.key, values: values, origin: .file(file.path))
             }
+        }
+        return nil
+    }
+
+    /// The value `file` gives `option` in `section`, under any of its names (``CommandTree/Option/keys``).
+    func value(of option: CommandTree.Option, section: String, in file: ConfigurationFile) throws -> [String]? {
+        for name in option.keys {
+            let key = section.split(separator: ".").map(String.init) + [name]
+            guard file.keys.contains(key.joined(separator: ".")) else { continue }
+            return try value(of: option, at: key, in: file)
         }
         return nil
     }
