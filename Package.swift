@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "EarshotModels",
             dependencies: [
-                "EarshotCore", "EarshotRecognizer", "EarshotWhisper",
+                "EarshotCore", "EarshotRecognizer", "EarshotWhisper", "EarshotVAD",
                 // SHA-256 of the models' files, checked against their pins when installed and listed.
                 .product(name: "Crypto", package: "swift-crypto"),
             ], swiftSettings: strictSwift6),

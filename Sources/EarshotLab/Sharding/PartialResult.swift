@@ -185,6 +185,6 @@ public enum PartialSet {
         guard let data = FileManager.default.contents(atPath: corpus.manifestPath) else {
             throw EarshotError(.invalidInput, "\(corpus.manifestPath): cannot read the corpus manifest")
         }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return SHA256.hash(data: data).hexadecimal
     }
 }

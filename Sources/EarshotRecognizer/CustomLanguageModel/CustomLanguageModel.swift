@@ -153,7 +153,7 @@ public struct CustomLanguageModel: Sendable, Hashable {
     }
 
     static func sha256(_ bytes: Data) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: bytes).hexadecimal
     }
 
     /// The custom pronunciations as PocketSphinx dictionary entries: the word (a second pronunciation
