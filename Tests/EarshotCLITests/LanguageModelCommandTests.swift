@@ -174,8 +174,10 @@ private let chessData = repository + "/Examples/language-models/chess.json"
                 ("openai", ["--service", base + "/v1/audio/transcriptions", "--model", "pocketsphinx-en-us"]),
             ] {
                 for model in [nil, "chess"] {
+                    // On a busy machine one answer took over 30 s (listen's default wait): the test
+                    // is about the model, so it waits as long as the other listen tests do.
                     let run = try earshot(
-                        ["listen", "--file", padded, "--token", token] + service
+                        ["listen", "--file", padded, "--token", token, "--server-response-timeout", "120"] + service
                             + (model.map { ["--language-model", $0] } ?? []))
                     #expect(run.status == 0, "\(run.standardError)")
                     listened["\(name) \(model ?? "base")", default: 0] +=
