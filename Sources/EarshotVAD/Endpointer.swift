@@ -16,9 +16,15 @@ public import EarshotCore
 ///   only `.outcome(.canceled)`.
 ///
 /// Rules of precedence where the SDK is silent:
-/// - A time limit ends the interaction as soon as now reaches its deadline, so a decision made after a
-///   deadline is not taken in. A decision made exactly at a deadline is taken in, and its speech lifts
-///   the initial-silence timeout, but `maxRecordingTime` beats a silence endpoint at the same instant.
+/// - `maxRecordingTime` ends the interaction as soon as now reaches it, so a decision made after it is
+///   not taken in; a decision made exactly at it is, but the cap beats a silence endpoint at the same
+///   instant.
+/// - The initial-silence timeout is about when the user began to talk (the SDK: "the maximum number of
+///   seconds that a user can remain silent before beginning to talk"), so it is judged on the audio, not
+///   on when the smoother decided: a decision that starts before the deadline is taken in whenever it is
+///   made, and its speech lifts the timeout — speech begun at 1.24 s and confirmed at 1.53 s beats a
+///   1.5 s deadline. The timeout fires once the decisions reach the deadline in silence (stamped at the
+///   deadline), or when a stop, cancel, end of input or extension is made after it.
 /// - Silence endpoints (``rules``) wait for `minRecordingTime` and for any ``extendTimeout(by:at:into:)``,
 ///   and go to ``shouldEndRecording`` first; time limits, manual stop and end of input do not.
 /// - The outcome: `audioTooShort` for a manual stop before `minRecordingTime`; otherwise `noAudio` when
@@ -87,11 +93,11 @@ public struct Endpointer: Sendable {
     public mutating func process(_ decision: VADDecision, into events: inout [StageEvent]) -> Bool {
         guard isListening else { return false }
         let decidedAt = Swift.max(decision.decidedAt, now)
-        endAtDeadline(before: decidedAt, orAt: false, into: &events)
+        endAtDeadline(before: decidedAt, orAt: false, heard: decision.start, into: &events)
         guard isListening, decision.end > start else { return false }
         now = decidedAt
         takeIn(decision, into: &events)
-        endAtDeadline(before: now, orAt: true, into: &events)
+        endAtDeadline(before: now, orAt: true, heard: decision.end, into: &events)
         let heardUntil = silenceHeard(until: decision)
         if isListening, silenceEndpointHolds(at: heardUntil) {
             if shouldEndRecording?(now) ?? true {
@@ -172,15 +178,26 @@ public struct Endpointer: Sendable {
         processedEnd = decision.end
     }
 
-    /// Ends at the earliest time limit that falls before `time` (or at it, when `orAt`). At a tie the
+    /// Ends at the earliest time limit that is due: `maxRecordingTime` when it falls before `time` (or at
+    /// it, when `orAt`); the initial-silence timeout the same way, except that on a decision (`heard`
+    /// given: the audio decided so far) it is due only once that audio reaches the deadline. At a tie the
     /// initial-silence timeout wins, as the more specific reason.
-    private mutating func endAtDeadline(before time: MediaTime, orAt: Bool, into events: inout [StageEvent]) {
-        var earliest =
-            speechSeen ? nil : initialSilenceDeadline.map { (time: $0, reason: EndpointReason.initialSilenceTimeout) }
-        if let deadline = maxRecordingDeadline, earliest.map({ deadline < $0.time }) ?? true {
+    private mutating func endAtDeadline(
+        before time: MediaTime, orAt: Bool, heard: MediaTime? = nil, into events: inout [StageEvent]
+    ) {
+        func due(_ deadline: MediaTime, by time: MediaTime) -> Bool { deadline < time || (orAt && deadline == time) }
+        var earliest: (time: MediaTime, reason: EndpointReason)?
+        if !speechSeen, let deadline = initialSilenceDeadline {
+            if let heard {
+                if deadline <= heard { earliest = (deadline, .initialSilenceTimeout) }
+            } else if due(deadline, by: time) {
+                earliest = (deadline, .initialSilenceTimeout)
+            }
+        }
+        if let deadline = maxRecordingDeadline, due(deadline, by: time), earliest.map({ deadline < $0.time }) ?? true {
             earliest = (deadline, .maxRecordingTime)
         }
-        guard let (deadline, reason) = earliest, deadline < time || (orAt && deadline == time) else { return }
+        guard let (deadline, reason) = earliest else { return }
         end(reason, at: deadline, into: &events)
     }
 

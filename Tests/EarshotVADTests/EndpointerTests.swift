@@ -1,6 +1,6 @@
 import EarshotCore
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Testing
 
 @testable import EarshotVAD
@@ -138,26 +138,49 @@ struct EndpointerTests {
         #expect(
             Self.run(Self.configuration(maxInitialSilence: 0.05, cancelWhenSilent: false), Self.silence).events
                 == Self.ending(.initialSilenceTimeout, .audioCaptured, at: 50))
-        // A deadline inside a decision is stamped exactly, and the decision made after it is not taken in.
+        // A deadline inside a decision is stamped exactly; that decision is taken in (its audio began before
+        // the deadline), and ends the interaction.
         let (events, _, taken) = Self.run(Self.configuration(maxInitialSilence: 0.055), Self.silence)
         #expect(
             events == [
                 StageEvent(time: MediaTime(frame: 880, sampleRate: 16000), kind: .endpoint(.initialSilenceTimeout)),
                 StageEvent(time: MediaTime(frame: 880, sampleRate: 16000), kind: .outcome(.noAudio)),
             ])
+        #expect(taken == 6)
+    }
+
+    /// The timeout is about when the user began to talk, not when the smoother made up its mind: speech
+    /// begun before the deadline lifts it however late it is confirmed; speech begun at the deadline does not.
+    @Test(arguments: [0, 10, 300])
+    func speechBegunBeforeTheInitialDeadlineLiftsItWhenEverDecided(delayMs: Int) {
+        let configuration = Self.configuration(maxInitialSilence: 0.05)
+        #expect(
+            Self.run(configuration, "____S" + Self.silence, delayMs: delayMs).events
+                == [Self.at(40, .speechStart), Self.at(50, .speechEnd)]
+                + Self.ending(.endingSilence, .audioCaptured, at: 100 + delayMs))
+        let (events, _, taken) = Self.run(configuration, "_____S" + Self.silence, delayMs: delayMs)
+        #expect(events == Self.ending(.initialSilenceTimeout, .noAudio, at: 50))
         #expect(taken == 5)
     }
 
-    @Test func speechDecidedAtTheInitialDeadlineLiftsItButNotAfter() {
-        let configuration = Self.configuration(maxInitialSilence: 0.05)
-        #expect(
-            Self.run(configuration, "____S" + Self.silence).events
-                == [Self.at(40, .speechStart), Self.at(50, .speechEnd)]
-                + Self.ending(.endingSilence, .audioCaptured, at: 100))
-        // Decided 10 ms later, the same speech comes after the timeout.
-        #expect(
-            Self.run(configuration, "____S" + Self.silence, delayMs: 10).events
-                == Self.ending(.initialSilenceTimeout, .noAudio, at: 50))
+    @Test func silenceDecidedLateTimesOutOnceItReachesTheDeadline() {
+        // Each decision made 300 ms after its audio: the timeout waits for the audio to reach 50 ms, and is
+        // stamped at the deadline, not when it was seen.
+        var endpointer = Endpointer(
+            configuration: Self.configuration(maxInitialSilence: 0.05), start: .zero(sampleRate: Script.rate))
+        var events: [StageEvent] = []
+        let decisions = Script.decisions(Self.silence, delayMs: 300)
+        #expect(Self.feed(&endpointer, Array(decisions.prefix(4)), &events) == 4)
+        #expect(events.isEmpty && endpointer.isListening)
+        Self.feed(&endpointer, Array(decisions.dropFirst(4)), &events)
+        #expect(events == Self.ending(.initialSilenceTimeout, .noAudio, at: 50))
+        // A stop made after the deadline, before the audio reached it, ends at the deadline too.
+        var stopped = Endpointer(
+            configuration: Self.configuration(maxInitialSilence: 0.05), start: .zero(sampleRate: Script.rate))
+        events = []
+        Self.feed(&stopped, Array(decisions.prefix(2)), &events)
+        stopped.stop(at: Script.t(320), into: &events)
+        #expect(events == Self.ending(.initialSilenceTimeout, .noAudio, at: 50))
     }
 
     @Test func maxRecordingTimeEndsWhileTalking() {
