@@ -25,8 +25,9 @@ public final class SpeechClient: Sendable {
     private let active = Locked(false)
     private let shutDown = Locked(false)
 
-    /// Checks the configuration (throws `.invalidURL` or `.invalidParameter` naming the property).
-    public init(configuration: SpeechRequestConfiguration) throws(SpeechClientError) {
+    /// Checks the configuration (throws `.invalidURL` or `.invalidParameter` naming the property). Tokens
+    /// fetched with app credentials are renewed before they expire by `clock`.
+    public init(configuration: SpeechRequestConfiguration, clock: WallClock = .system) throws(SpeechClientError) {
         try configuration.validate()
         self.configuration = configuration
         http = HTTPClient(
@@ -36,7 +37,7 @@ public final class SpeechClient: Sendable {
         if case .credentials(let key, let secret, let scope, let tokenURL) = configuration.authorization {
             tokens = TokenProvider(
                 client: http, tokenURL: tokenURL ?? Self.tokenURL(for: configuration.recognitionURL), appKey: key,
-                secret: secret, scope: scope, connectionTimeout: configuration.connectionTimeout)
+                secret: secret, scope: scope, connectionTimeout: configuration.connectionTimeout, clock: clock)
         } else {
             tokens = nil
         }

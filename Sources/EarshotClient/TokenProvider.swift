@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import EarshotCore
 import EarshotWire
 import Foundation
 import NIOCore
@@ -6,7 +7,8 @@ import NIOFoundationCompat
 import NIOHTTP1
 
 /// OAuth access tokens for an app (section 3.5): fetched with the client-credentials grant,
-/// refreshed with the refresh token shortly before they expire, fetched anew after a 401.
+/// refreshed with the refresh token shortly before they expire by `clock` (the service's expiry is
+/// a time of day too), fetched anew after a 401.
 actor TokenProvider {
     private let client: HTTPClient
     private let tokenURL: String
@@ -14,11 +16,14 @@ actor TokenProvider {
     private let secret: String
     private let scope: String
     private let connectionTimeout: Double
-    private var current: (access: String, refresh: String?, renewAt: ContinuousClock.Instant)?
+    private let clock: WallClock
+    private var current: (access: String, refresh: String?, renewAt: Date)?
 
     init(
-        client: HTTPClient, tokenURL: String, appKey: String, secret: String, scope: String, connectionTimeout: Double
+        client: HTTPClient, tokenURL: String, appKey: String, secret: String, scope: String, connectionTimeout: Double,
+        clock: WallClock = .system
     ) {
+        self.clock = clock
         self.client = client
         self.tokenURL = tokenURL
         self.appKey = appKey
@@ -29,7 +34,7 @@ actor TokenProvider {
 
     /// A token that will stay valid a while (renewed a minute, or a tenth of its life, before it expires).
     func token() async throws(SpeechClientError) -> String {
-        if let current, current.renewAt > .now { return current.access }
+        if let current, current.renewAt > clock.now { return current.access }
         if let refresh = current?.refresh,
             let refreshed = try? await request([
                 "grant_type": "refresh_token", "refresh_token": refresh, "client_id": appKey, "client_secret": secret,
@@ -70,7 +75,8 @@ actor TokenProvider {
         }
         let lifetime = document.expiresIn
         current = (
-            document.accessToken, document.refreshToken, .now + .seconds(lifetime - min(60, lifetime / 10))
+            document.accessToken, document.refreshToken,
+            clock.now.addingTimeInterval(Double(lifetime - min(60, lifetime / 10)))
         )
         return document.accessToken
     }

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import EarshotRecognizer
 import Foundation
 import Hummingbird
@@ -41,8 +41,12 @@ public struct SpeechService: Sendable {
     /// ``Recognizer``s, and ``GrammarRecognizer``s for Speech to Text Custom). The recognizers load and
     /// decode on the ``BlockingExecutor/current`` of the task that makes the service: the process's
     /// executor for blocking work, unless the caller scoped another (a test process gives its
-    /// in-process services their own, as a separate process would have).
-    public init(configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil) {
+    /// in-process services their own, as a separate process would have). Tokens and client secrets are
+    /// issued and checked on `clock`.
+    public init(
+        configuration: ServiceConfiguration, logger: Logger, loadRecognizer: RecognizerPool.Load? = nil,
+        clock: WallClock = .system
+    ) {
         self.configuration = configuration
         live = LiveConfiguration(configuration)
         self.logger = logger
@@ -53,7 +57,8 @@ public struct SpeechService: Sendable {
                 credentials: configuration.credentials.secrets, apiKeys: configuration.apiKeys,
                 lifetimes: configuration.tokenLifetimes, key: configuration.tokenKey),
             attempts: FailedAttempts(
-                limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow))
+                limit: configuration.failedTokenRequests, window: configuration.failedTokenWindow),
+            clock: clock)
         pools = RecognizerPools(
             models: configuration.models, capacity: configuration.recognizerCount, loadDefault: loadRecognizer)
     }

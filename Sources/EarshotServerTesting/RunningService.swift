@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 public import EarshotServer
 import EarshotTesting
 import Foundation
@@ -34,11 +34,11 @@ public final class RunningService: Sendable {
     }
 
     /// Starts a service for app `test-app` (with `secret`, random if not given) with `configure` applied to
-    /// its configuration.
-    public static func start(secret: String? = nil, _ configure: (inout ServiceConfiguration) -> Void = { _ in })
-        async throws -> RunningService
-    {
-        try await start(secret: secret, recognizers: nil, configure)
+    /// its configuration; its tokens expire by `clock`.
+    public static func start(
+        secret: String? = nil, clock: WallClock = .system, _ configure: (inout ServiceConfiguration) -> Void = { _ in }
+    ) async throws -> RunningService {
+        try await start(secret: secret, recognizers: nil, clock: clock, configure)
     }
 
     /// Starts a service as ``start(secret:_:)`` does, whose recognizers `loadRecognizer` makes.
@@ -46,11 +46,11 @@ public final class RunningService: Sendable {
         secret: String? = nil, loadRecognizer: @escaping RecognizerPool.Load,
         _ configure: (inout ServiceConfiguration) -> Void = { _ in }
     ) async throws -> RunningService {
-        try await start(secret: secret, recognizers: loadRecognizer, configure)
+        try await start(secret: secret, recognizers: loadRecognizer, clock: .system, configure)
     }
 
     private static func start(
-        secret: String?, recognizers loadRecognizer: RecognizerPool.Load?,
+        secret: String?, recognizers loadRecognizer: RecognizerPool.Load?, clock: WallClock,
         _ configure: (inout ServiceConfiguration) -> Void
     ) async throws -> RunningService {
         let secret = secret ?? "test-secret-\(UInt64.random(in: 0 ... .max))"
@@ -64,7 +64,8 @@ public final class RunningService: Sendable {
         configure(&configuration)
         var logger = Logger(label: "earshot-test-service")
         logger.logLevel = .warning
-        let service = SpeechService(configuration: configuration, logger: logger, loadRecognizer: loadRecognizer)
+        let service = SpeechService(
+            configuration: configuration, logger: logger, loadRecognizer: loadRecognizer, clock: clock)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let services = try await service.makeServices { port in continuation.yield(port) }
         let group = ServiceGroup(
@@ -110,4 +111,3 @@ public final class RunningService: Sendable {
         return token
     }
 }
-

@@ -4,8 +4,8 @@ import EarshotCore
 import EarshotIO
 import EarshotServer
 import EarshotServerTesting
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -132,15 +132,18 @@ import Testing
     }
 
     @Test func anExpiredTokenIsRenewed() async throws {
-        // Long enough that a loaded machine still delivers the request before the token expires.
-        let server = try await RunningService.start { $0.tokenLifetimes = .init(accessToken: .seconds(4)) }
+        // The service and the client share a clock the test moves: the token expires between rounds.
+        let time = ManualWallClock()
+        let server = try await RunningService.start(clock: time.clock) {
+            $0.tokenLifetimes = .init(accessToken: .seconds(4))
+        }
         var configuration = Self.configuration(port: server.port)
         // What is checked is the renewal, not speed: beside a CPU hog and the rest of the suite, one
         // recognition here took over 30 s, so the answer gets two minutes.
         configuration.serverResponseTimeout = 120
         configuration.authorization = .credentials(
             appKey: "test-app", secret: server.appSecret, scope: "SPEECH", tokenURL: nil)
-        let client = try SpeechClient(configuration: configuration)
+        let client = try SpeechClient(configuration: configuration, clock: time.clock)
         let audio = try SpeechFixtures.encoded(.speexWideband)
         for round in 0..<2 {
             let interaction = try client.start(audioData: audio)
@@ -151,7 +154,7 @@ import Testing
             }
             #expect(succeeded)
             // The token expires; the next round must get a fresh one.
-            try await Task.sleep(for: .milliseconds(4200))
+            time.advance(by: 5)
         }
         try await client.shutdown()
         try await server.stop()

@@ -1,8 +1,8 @@
 import EarshotCodecs
 import EarshotServer
 import EarshotServerTesting
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -88,7 +88,8 @@ import Testing
     }
 
     @Test func badExpiredAndWrongScopeTokensAreRefused() async throws {
-        let server = try await RunningService.start { $0.tokenLifetimes.accessToken = .seconds(1) }
+        let time = ManualWallClock()
+        let server = try await RunningService.start(clock: time.clock) { $0.tokenLifetimes.accessToken = .seconds(1) }
         let audio = try SpeechFixtures.encoded(.amr)
         func post(_ authorization: String?) async throws -> HTTPReply {
             var headers: [(String, String)] = [("Content-Type", "audio/amr"), ("X-SpeechContext", "VoiceMail")]
@@ -111,15 +112,20 @@ import Testing
         let token = try await server.token()
         #expect(try await post("bearer " + token).status == 200, "the scheme is case-insensitive")
         // Expiry is kept in whole seconds, rounded up from the moment of issue, so a 1 s token lives
-        // between 1 and 2 s: only after 2 s is it certainly expired.
-        try await Task.sleep(for: .milliseconds(2_100))
+        // between 1 and 2 s of the service's clock.
+        time.advance(by: 0.9)
+        #expect(try await post("Bearer " + token).status == 200, "a token not yet expired")
+        time.advance(by: 1.2)
         try expectRefused(try await post("BEARER " + token), "an expired token")
         try await server.stop()
     }
 
     @Test(arguments: [
         ([("Content-Type", "audio/amr")], "X-SpeechContext"),
-        ([("Content-Type", "audio/amr"), ("X-SpeechContext", "Dictation")], "Dictation is not a context of this service; expected one of VoiceMail"),
+        (
+            [("Content-Type", "audio/amr"), ("X-SpeechContext", "Dictation")],
+            "Dictation is not a context of this service; expected one of VoiceMail"
+        ),
         ([("Content-Type", "audio/amr"), ("X-SpeechContext", "GrammarList")], "speechToTextCustom"),
         ([("Content-Type", "audio/x-ms-wma"), ("X-SpeechContext", "Generic")], "audio/x-ms-wma is not an audio type"),
         ([("X-SpeechContext", "Generic")], "Content-Type header is required"),

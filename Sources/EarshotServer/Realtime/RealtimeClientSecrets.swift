@@ -1,4 +1,5 @@
 import Crypto
+import EarshotCore
 import Foundation
 import HTTPTypes
 
@@ -11,8 +12,10 @@ import HTTPTypes
 /// token is not a client secret. Its session counts against the minting app's limits.
 struct RealtimeClientSecrets: Sendable {
     private let key: TokenKey
+    private let clock: WallClock
 
-    init(tokenKey: TokenKey) {
+    init(tokenKey: TokenKey, clock: WallClock) {
+        self.clock = clock
         key = TokenKey(
             key: SymmetricKey(
                 data: HMAC<SHA256>.authenticationCode(
@@ -24,9 +27,9 @@ struct RealtimeClientSecrets: Sendable {
     static let defaultLifetime = 600
     static let lifetimes = 10...7_200
 
-    /// A secret for `app`, valid `seconds` from `now`, and its expiry in seconds since 1970.
-    func mint(app: String, seconds: Int, now: Date = Date()) -> (value: String, expiresAt: Int) {
-        let expiry = Int64(now.timeIntervalSince1970.rounded(.up)) + Int64(seconds)
+    /// A secret for `app`, valid `seconds` from now, and its expiry in seconds since 1970.
+    func mint(app: String, seconds: Int) -> (value: String, expiresAt: Int) {
+        let expiry = Int64(clock.now.timeIntervalSince1970.rounded(.up)) + Int64(seconds)
         var generator = SystemRandomNumberGenerator()
         let token = SignedToken(
             kind: .access, clientID: app, scope: .speech, expiry: expiry,
@@ -35,10 +38,10 @@ struct RealtimeClientSecrets: Sendable {
     }
 
     /// The app whose live secret `value` is, or nil.
-    func app(for value: String, now: Date = Date()) -> String? {
+    func app(for value: String) -> String? {
         guard value.hasPrefix(Self.prefix),
             let token = SignedToken(decoding: String(value.dropFirst(Self.prefix.count)), with: key),
-            token.kind == .access, now.timeIntervalSince1970 < Double(token.expiry)
+            token.kind == .access, clock.now.timeIntervalSince1970 < Double(token.expiry)
         else { return nil }
         return token.clientID
     }

@@ -10,7 +10,7 @@ extension SpeechService {
         to router: Router<ServiceRequestContext>, webSocketRouter: Router<RealtimeRequestContext>,
         upload: UploadRecognition
     ) {
-        let secrets = RealtimeClientSecrets(tokenKey: configuration.tokenKey)
+        let secrets = RealtimeClientSecrets(tokenKey: configuration.tokenKey, clock: authority.clock)
         let realtime = RealtimeRoute(
             authority: authority, secrets: secrets, pools: pools, live: live, apps: upload.apps,
             sessions: realtimeSessions, executor: pools.primary.pool.executor, metrics: metrics)
