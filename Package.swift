@@ -94,7 +94,12 @@ let package = Package(
         // The JSON both sides of a recognition API read and write (OpenAI's transcription API), as Codable types.
         .target(name: "EarshotWire", dependencies: ["EarshotCore"], swiftSettings: strictSwift6),
         .target(
-            name: "EarshotIO", dependencies: ["EarshotCore", "EarshotCodecs", "CSndFile", "CALSA", "CFFmpeg"],
+            name: "EarshotIO",
+            dependencies: [
+                "EarshotCore", "EarshotCodecs", "CSndFile", "CALSA", "CFFmpeg",
+                // SIGINT and SIGTERM for commands (Interrupts), as the service's graceful shutdown gets them.
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSwift6),
         .target(name: "EarshotDSP", dependencies: ["EarshotCore", "CSpeexDSP", "CSoxr"], swiftSettings: strictSwift6),
         .target(
@@ -239,6 +244,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSwift6),
 
@@ -247,7 +253,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotIOTests",
-            dependencies: ["EarshotCore", "EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits"],
+            dependencies: [
+                "EarshotCore", "EarshotIO", "EarshotTesting", "CSndFile", "EarshotTestTraits",
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotDSPTests",

@@ -51,7 +51,7 @@ struct Earshot: AsyncParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             if !(command is any RunsWithoutBLAS) { startAgainWithTheCPUsKernelsIfNeeded() }
-            InterruptCleanup.install(except: (type(of: command) as? any HandlesSignals.Type)?.handledSignals ?? [])
+            await InterruptCleanup.install(except: (type(of: command) as? any HandlesSignals.Type)?.handledSignals ?? [])
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

@@ -112,10 +112,6 @@ struct Listen: AsyncParsableCommand {
         }
         let display = ListenDisplay(interactive: isatty(STDERR_FILENO) != 0 && isatty(STDIN_FILENO) != 0)
         // Enter stops (manual endpoint); Ctrl-C cancels.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { interaction.cancel() }
-        interrupt.resume()
         // Enter on the terminal: an event source on standard input, so no thread waits on it.
         let enter = display.interactive ? DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO) : nil
         enter?.setEventHandler {
@@ -130,15 +126,18 @@ struct Listen: AsyncParsableCommand {
         enter?.resume()
         defer { enter?.cancel() }
         var outcome: Result<String, SpeechClientError>?
-        for await event in interaction.events {
-            display.show(event)
-            switch event {
-            case .succeeded(let response) where json: outcome = .success(String(decoding: response.data, as: UTF8.self))
-            case .recognized(let reply) where json:
-                outcome = .success(try reply.jsonText())
-            default: if let text = event.finalText { outcome = .success(text) }
+        try await Interrupts.handling(with: { _ in interaction.cancel() }) {
+            for await event in interaction.events {
+                display.show(event)
+                switch event {
+                case .succeeded(let response) where json:
+                    outcome = .success(String(decoding: response.data, as: UTF8.self))
+                case .recognized(let reply) where json:
+                    outcome = .success(try reply.jsonText())
+                default: if let text = event.finalText { outcome = .success(text) }
+                }
+                if case .failed(let error) = event { outcome = .failure(error) }
             }
-            if case .failed(let error) = event { outcome = .failure(error) }
         }
         try? await client.shutdown()
         display.finish()

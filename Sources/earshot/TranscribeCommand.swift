@@ -1,5 +1,4 @@
 public import ArgumentParser
-import Dispatch
 import EarshotClient
 import EarshotCodecs
 import EarshotCore
@@ -232,7 +231,7 @@ struct Transcribe: AsyncParsableCommand {
         let directory = try outputDir.map { try CommandOutput.makeDirectory($0, option: "--output-dir") }
         let failures: [EarshotError]
         do {
-            failures = try await Self.cancellingOnInterrupt {
+            failures = try await Interrupts.cancelling {
                 let output = try CommandOutput(path: directory == nil ? path : InputPath.standardStream)
                 var progress = Progress(totalSeconds: nil, mode: progressMode, command: "transcribe")
                 defer { progress.finish() }
@@ -306,23 +305,5 @@ struct Transcribe: AsyncParsableCommand {
         var line = "earshot: \(count - failed.count) of \(count) files transcribed"
         if !failed.isEmpty { line += "; \(failed.count) failed: " + failed.joined(separator: ", ") }
         FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
-
-    /// Runs `body` in a task that SIGINT cancels, so the run can stop cleanly and no partial file is
-    /// left.
-    private static func cancellingOnInterrupt<Value: Sendable>(
-        _ body: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        let task = Task(operation: body)
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { task.cancel() }
-        interrupt.resume()
-        defer { interrupt.cancel() }
-        return try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
-        }
     }
 }

@@ -44,6 +44,33 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         }
     }
 
+    /// Ctrl-C while listening cancels the interaction (the SDK's `cancel`): the client says so and exits
+    /// with the shell's status for SIGINT. Signalled once it has said it is listening, not after a time.
+    @Test func ctrlCWhileListeningCancelsTheInteraction() throws {
+        let server = try ServeCommandTests.Server()
+        defer { _ = server.stop() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.earshotPath)
+        process.arguments = ["listen", "--file", clip, "--realtime", "--endingSilence", "inf"] + Self.service(server)
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var printed = ""
+        while !printed.contains("listening") {
+            let data = errors.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            printed += String(decoding: data, as: UTF8.self)
+        }
+        try #require(printed.contains("listening") && process.isRunning, "\(printed)")
+        process.interrupt()
+        printed += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT, "\(printed)")
+        #expect(printed.contains("earshot listen: CanceledByUser"), "\(printed)")
+        #expect(!printed.contains("succeeded"), "\(printed)")
+    }
+
     @Test func listenSendsTheEndpointedUtteranceToAnOpenAICompatibleService() throws {
         let server = try ServeCommandTests.Server()
         defer { _ = server.stop() }

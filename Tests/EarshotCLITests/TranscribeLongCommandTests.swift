@@ -1,5 +1,5 @@
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -141,12 +141,27 @@ import Testing
         let long = try longFile(in: directory, times: 4)  // 99.9 s, ~35 s of work on one job
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExternalTool.earshotPath)
-        process.arguments = ["transcribe", "--jobs", "1", "-o", directory.file("out.txt"), long]
+        process.arguments = [
+            "transcribe", "--jobs", "1", "--progress", "ndjson", "-o", directory.file("out.txt"), long,
+        ]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 2)
+        // Interrupted once it reports audio decoded (the event itself, not a time): the worker is mid-file.
+        func decoding(_ line: Substring) -> Bool {
+            guard line.contains(#""event":"progress""#),
+                let range = line.range(of: #""done_s":[0-9.]+"#, options: .regularExpression)
+            else { return false }
+            return (Double(line[range].dropFirst(#""done_s":"#.count)) ?? 0) > 0
+        }
+        var printed = ""
+        while !printed.split(separator: "\n").contains(where: decoding) {
+            let data = errors.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            printed += String(decoding: data, as: UTF8.self)
+        }
+        try #require(process.isRunning, "transcribe finished before it could be interrupted: \(printed)")
         #expect(directory.contents().contains { $0.hasPrefix(".out.txt.partial") }, "the output is being written")
         let interrupted = Date()
         process.interrupt()  // SIGINT, as Ctrl-C sends
@@ -154,7 +169,7 @@ import Testing
         let stopped = Date().timeIntervalSince(interrupted)
         #expect(stopped < 1, "stopped \(stopped) s after SIGINT: cancellation reaches the worker between blocks")
         #expect(process.terminationStatus == 130)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = printed + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(message.contains("interrupted"))
         #expect(directory.contents() == ["long.wav"], "no output file, partial or final")
     }
