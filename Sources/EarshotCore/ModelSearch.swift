@@ -11,8 +11,9 @@ import Foundation
 /// 3. the repository's `.earshot/models`, in or above the current folder or the binary's, where
 ///    `make models` puts them (so `.build/release/earshot` finds them from anywhere in the checkout).
 ///
-/// A command's own flag (`--vad-model`, `--whisper-model`), its environment variable and the config
-/// file come before all three; the model types' `locate` functions apply them.
+/// A command's own flag (`--vad-model`, `--whisper-model`), or the config file's key for it, then its
+/// environment variable come before all three: ``locate(given:variable:environment:relativePath:in:)``,
+/// the one rule the model types' `locate` functions and the models report apply.
 public enum ModelSearch {
     /// Which rule of the search a model folder comes from.
     public enum Origin: String, Sendable, Codable {
@@ -79,6 +80,29 @@ public enum ModelSearch {
                 folder = parent
             }
         }
+    }
+
+    /// How a model's location was decided.
+    public enum Source: Sendable, Equatable {
+        /// The command's flag, or the config file's key for it.
+        case flag
+        /// This environment variable.
+        case variable(String)
+        /// The search, in this place.
+        case place(Place)
+    }
+
+    /// Where a model is, by the one rule every model follows: the value `given` by the flag (or the config
+    /// file), then `variable` in `environment`, then the first of `places` holding `relativePath`; nil
+    /// when none has it. An empty value counts as not given. A value given is returned as it is, even if
+    /// nothing is there, so a typo fails when loading, naming it, and never falls back to another model;
+    /// what it means (a folder, a file, a catalogue name, `none`) is the caller's to say.
+    public static func locate(
+        given: String?, variable: String, environment: [String: String], relativePath: String, in places: [Place]
+    ) -> (value: String, source: Source)? {
+        if let given, !given.isEmpty { return (given, .flag) }
+        if let value = environment[variable], !value.isEmpty { return (value, .variable(variable)) }
+        return find(relativePath, in: places).map { ($0.path, .place($0.place)) }
     }
 
     /// The first readable `place/relativePath` (e.g. `silero-vad/silero_vad.onnx`), with its place; nil if none.

@@ -94,16 +94,18 @@ public struct ModelReport: Encodable, Sendable {
         _ model: ModelPackage, given: String?, flag: String, variable: String, environment: [String: String],
         places: [ModelSearch.Place], folderOf: (String) -> String
     ) -> ModelReport {
+        let located = ModelSearch.locate(
+            given: given, variable: variable, environment: environment, relativePath: model.markerPath, in: places)
         var folder: String?
         var origin: String?
-        if let given, !given.isEmpty {
-            (folder, origin) = (folderOf(given), flag)
-        } else if let value = environment[variable], !value.isEmpty {
-            (folder, origin) = (folderOf(value), "$" + variable)
-        } else if let found = ModelSearch.find(model.markerPath, in: places) {
-            (folder, origin) = (found.place.folder + "/" + model.name, found.place.origin.rawValue)
+        var searched = false
+        switch located?.source {
+        case .flag?: (folder, origin) = (located.map { folderOf($0.value) }, flag)
+        case .variable(let name)?: (folder, origin) = (located.map { folderOf($0.value) }, "$" + name)
+        case .place(let place)?:
+            (folder, origin, searched) = (place.folder + "/" + model.name, place.origin.rawValue, true)
+        case nil: break
         }
-        let searched = origin.map { !$0.hasPrefix("-") && !$0.hasPrefix("$") } ?? false
         let files = folder.map { folder in
             model.files.map { file -> FileReport in
                 let path = folder + "/" + file.name
@@ -119,7 +121,7 @@ public struct ModelReport: Encodable, Sendable {
             }
         }
         let disabled =
-            model.name == ModelCatalogue.sileroVAD.name && given ?? environment[variable] == SileroModel.disabled
+            model.name == ModelCatalogue.sileroVAD.name && !searched && located?.value == SileroModel.disabled
         let isWhisper = ModelCatalogue.whisperModels.contains { $0.name == model.name }
         let languages = isWhisper ? folder.flatMap { try? WhisperModel.languages(inFolder: $0) } : nil
         let size = folder.map { folder in

@@ -38,4 +38,24 @@ import Testing
         #expect(ModelSearch.find("m/f", in: search)?.path == first + "/m/f")
         #expect(ModelSearch.find("m/g", in: search) == nil)
     }
+
+    /// The one rule: flag, then variable, then search; an empty value is not given; a given value is
+    /// returned even when nothing is there (a typo fails when loading, never falls back).
+    @Test func theFlagThenTheVariableThenTheSearch() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        try FileManager.default.createDirectory(atPath: root.path + "/m", withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: URL(fileURLWithPath: root.path + "/m/f"))
+        let places = [ModelSearch.Place(root.path, .repository)]
+        func locate(_ given: String?, _ environment: [String: String]) -> (value: String, source: ModelSearch.Source)? {
+            ModelSearch.locate(given: given, variable: "MODEL", environment: environment, relativePath: "m/f", in: places)
+        }
+        let flag = locate("/typo", ["MODEL": "/elsewhere"])
+        #expect(flag?.value == "/typo" && flag?.source == .flag)
+        let variable = locate("", ["MODEL": "/elsewhere"])
+        #expect(variable?.value == "/elsewhere" && variable?.source == .variable("MODEL"))
+        let searched = locate(nil, ["MODEL": ""])
+        #expect(searched?.value == root.path + "/m/f" && searched?.source == .place(places[0]))
+        #expect(ModelSearch.locate(given: nil, variable: "MODEL", environment: [:], relativePath: "m/g", in: places) == nil)
+    }
 }

@@ -14,10 +14,9 @@ extension SileroModel {
     public static func locate(
         explicitPath: String?, environment: [String: String], places: [ModelSearch.Place]
     ) -> String? {
-        for given in [explicitPath, environment[environmentVariable]] {
-            guard let given, !given.isEmpty else { continue }
-            return given == disabled ? nil : given
-        }
-        return ModelSearch.find(relativePath, in: places)?.path
+        let located = ModelSearch.locate(
+            given: explicitPath, variable: environmentVariable, environment: environment, relativePath: relativePath,
+            in: places)
+        return located?.value == disabled ? nil : located?.value
     }
 }

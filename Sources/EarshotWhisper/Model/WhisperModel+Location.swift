@@ -22,19 +22,27 @@ extension WhisperModel {
     public static func locate(
         explicitPath: String?, environment: [String: String], places: [ModelSearch.Place]
     ) -> String? {
-        for given in [explicitPath, environment[environmentVariable]] {
-            guard let given, !given.isEmpty else { continue }
-            if let model = catalogueModel(named: given), !FileManager.default.fileExists(atPath: given) {
-                return locate(model, in: places) ?? given
-            }
-            return given
+        let standard = ModelCatalogue.whisperTinyEn
+        guard
+            let (value, source) = ModelSearch.locate(
+                given: explicitPath, variable: environmentVariable, environment: environment,
+                relativePath: standard.markerPath, in: places)
+        else { return nil }
+        if case .place = source { return folder(of: standard, at: value) }
+        if let model = catalogueModel(named: value), !FileManager.default.fileExists(atPath: value) {
+            return locate(model, in: places) ?? value
         }
-        return locate(ModelCatalogue.whisperTinyEn, in: places)
+        return value
     }
 
     /// The folder of the catalogue's `model` in the first of `places` that holds it, or nil.
     public static func locate(_ model: ModelPackage, in places: [ModelSearch.Place]) -> String? {
-        ModelSearch.find(model.markerPath, in: places).map { String($0.path.dropLast(model.marker.count + 1)) }
+        ModelSearch.find(model.markerPath, in: places).map { folder(of: model, at: $0.path) }
+    }
+
+    /// The model's folder, from the path of its marker file.
+    private static func folder(of model: ModelPackage, at markerPath: String) -> String {
+        String(markerPath.dropLast(model.marker.count + 1))
     }
 
     /// The catalogue's Whisper model called `name` (`whisper-base`), if it is one.
