@@ -345,6 +345,14 @@ let package = Package(
             name: "EarshotCLITests",
             dependencies: ["earshot", "EarshotCore", "EarshotLab", "EarshotVAD", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
+        // The CLI's commands parsed in this process (`@testable import earshot`), no binary started.
+        .testTarget(
+            name: "EarshotCommandTests",
+            dependencies: [
+                "earshot", "EarshotCore", "EarshotVAD", "EarshotTestTraits",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift6),
 
         .executableTarget(
             name: "EarshotBenchmarks",
