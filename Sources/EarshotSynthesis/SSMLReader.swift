@@ -12,6 +12,8 @@ struct SSMLReader {
     /// The longest `break` accepted, as most SSML services cap it.
     static let maximumBreakSeconds = 10.0
     static let supportedElements = ["speak", "p", "s", "break", "prosody", "say-as", "sub", "phoneme"]
+    /// Elements nested deeper than this are refused (the tree is read recursively).
+    static let maximumDepth = 32
 
     func read(_ data: [UInt8]) throws -> SpeechScript {
         guard data.count <= limits.ssmlBytes else {
@@ -19,8 +21,7 @@ struct SSMLReader {
                 .invalidParameter,
                 "\(field): \(data.count) bytes of SSML; the limit is \(limits.ssmlBytes)")
         }
-        var reader = SSMLDocumentReader(field: field)
-        let root = try reader.read(data)
+        let root = try MarkupReader(origin: field, maximumDepth: Self.maximumDepth, doctype: .refused).read(data)
         guard root.name == "speak" else {
             throw error(root, "the root element is <\(root.name)>; expected <speak>")
         }
@@ -39,11 +40,11 @@ struct SSMLReader {
         return script
     }
 
-    private func error(_ element: SSMLElement, _ message: String) -> EarshotError {
+    private func error(_ element: MarkupElement, _ message: String) -> EarshotError {
         EarshotError(.invalidInput, "\(field): line \(element.line): \(message)")
     }
 
-    private func walk(_ element: SSMLElement, prosody: Prosody, into parts: inout [SpeechPart]) throws {
+    private func walk(_ element: MarkupElement, prosody: Prosody, into parts: inout [SpeechPart]) throws {
         for child in element.children {
             switch child {
             case .text(let text):
@@ -54,7 +55,7 @@ struct SSMLReader {
         }
     }
 
-    private func speak(_ element: SSMLElement, prosody: Prosody, into parts: inout [SpeechPart]) throws {
+    private func speak(_ element: MarkupElement, prosody: Prosody, into parts: inout [SpeechPart]) throws {
         switch element.name {
         case "speak":
             throw error(element, "<speak> inside <speak>")
@@ -93,7 +94,7 @@ struct SSMLReader {
         }
     }
 
-    private func onlyText(_ element: SSMLElement) throws {
+    private func onlyText(_ element: MarkupElement) throws {
         if let inner = element.children.first(where: { if case .element = $0 { true } else { false } }),
             case .element(let child) = inner
         {
@@ -102,7 +103,7 @@ struct SSMLReader {
     }
 
     private func attribute(
-        _ element: SSMLElement, _ name: String, parse: (String) -> Double?
+        _ element: MarkupElement, _ name: String, parse: (String) -> Double?
     ) throws -> Double? {
         guard let value = element.attributes[name] else { return nil }
         guard let parsed = parse(value.trimmingCharacters(in: .whitespaces)) else {
@@ -111,23 +112,29 @@ struct SSMLReader {
         return parsed
     }
 
-    private func breakSeconds(_ element: SSMLElement) throws -> Double {
+    private func breakSeconds(_ element: MarkupElement) throws -> Double {
         if let time = element.attributes["time"] {
             let value = time.trimmingCharacters(in: .whitespaces)
             let seconds: Double?
-            if value.hasSuffix("ms") { seconds = Double(value.dropLast(2)).map { $0 / 1000 } }
-            else if value.hasSuffix("s") { seconds = Double(value.dropLast()) }
-            else { seconds = nil }
+            if value.hasSuffix("ms") {
+                seconds = Double(value.dropLast(2)).map { $0 / 1000 }
+            } else if value.hasSuffix("s") {
+                seconds = Double(value.dropLast())
+            } else {
+                seconds = nil
+            }
             guard let seconds, seconds >= 0, seconds <= Self.maximumBreakSeconds else {
                 throw error(
-                    element, "<break> time=\"\(time)\": expected 0–\(Int(Self.maximumBreakSeconds))s, as \"500ms\" or \"1.5s\"")
+                    element,
+                    "<break> time=\"\(time)\": expected 0–\(Int(Self.maximumBreakSeconds))s, as \"500ms\" or \"1.5s\"")
             }
             return seconds
         }
         let strengths = ["none": 0, "x-weak": 0.1, "weak": 0.2, "medium": 0.4, "strong": 0.7, "x-strong": 1.0]
         let strength = element.attributes["strength"] ?? "medium"
         guard let seconds = strengths[strength] else {
-            throw error(element, "<break> strength=\"\(strength)\": expected none, x-weak, weak, medium, strong or x-strong")
+            throw error(
+                element, "<break> strength=\"\(strength)\": expected none, x-weak, weak, medium, strong or x-strong")
         }
         return seconds
     }
@@ -152,9 +159,13 @@ struct SSMLReader {
         let keywords = ["x-low": 0.7, "low": 0.85, "medium": 1, "default": 1, "high": 1.15, "x-high": 1.3]
         if let keyword = keywords[value] { return keyword }
         let result: Double?
-        if value.hasSuffix("%") { result = Double(value.dropLast()).map { 1 + $0 / 100 } }
-        else if value.hasSuffix("st") { result = Double(value.dropLast(2)).map { pow(2, $0 / 12) } }
-        else { result = nil }
+        if value.hasSuffix("%") {
+            result = Double(value.dropLast()).map { 1 + $0 / 100 }
+        } else if value.hasSuffix("st") {
+            result = Double(value.dropLast(2)).map { pow(2, $0 / 12) }
+        } else {
+            result = nil
+        }
         return result.flatMap { Prosody.pitchRange.contains($0) ? $0 : nil }
     }
 
@@ -173,7 +184,7 @@ struct SSMLReader {
     ]
 
     /// The words an engine reads for a `say-as` element.
-    private func sayAs(_ element: SSMLElement) throws -> String {
+    private func sayAs(_ element: MarkupElement) throws -> String {
         let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
         let kind = element.attributes["interpret-as"] ?? ""
         switch kind {
@@ -194,7 +205,9 @@ struct SSMLReader {
             guard fields.allSatisfy({ $0 != nil }), fields.count == format.count,
                 Set(format).isSubset(of: "dmy")
             else {
-                throw error(element, "<say-as interpret-as=\"date\" format=\"\(format)\">: cannot read \"\(text)\" as \(format)")
+                throw error(
+                    element, "<say-as interpret-as=\"date\" format=\"\(format)\">: cannot read \"\(text)\" as \(format)"
+                )
             }
             var day: Int?, month: Int?, year: Int?
             for (letter, value) in zip(format, fields) {
@@ -204,7 +217,9 @@ struct SSMLReader {
                 default: year = value
                 }
             }
-            if let month, !(1...12).contains(month) { throw error(element, "<say-as> date \"\(text)\": no month \(month)") }
+            if let month, !(1...12).contains(month) {
+                throw error(element, "<say-as> date \"\(text)\": no month \(month)")
+            }
             if let day, !(1...31).contains(day) { throw error(element, "<say-as> date \"\(text)\": no day \(day)") }
             var words: [String] = []
             if let month { words.append(Self.months[month - 1]) }

@@ -32,7 +32,9 @@ public struct PronunciationLexicon: Sendable, Equatable {
     /// unknown alphabet, an IPA symbol with no CMU counterpart, or a lexeme without spelling or
     /// pronunciation, and for a document nested deeper or holding more lexemes than `limits` allow.
     public init(pls data: [UInt8], origin: String = "lexicon", limits: GrammarLimits = .default) throws {
-        let document = try MarkupElement.parse(data, origin: origin, maximumDepth: limits.maxGrammarDepth)
+        let document = try MarkupReader(
+            origin: origin, maximumDepth: limits.maxGrammarDepth, depthSetting: "max-grammar-depth", doctype: .skipped
+        ).read(data)
         guard document.name == "lexicon" else {
             throw EarshotError(
                 .invalidInput, "\(origin): the document element is <\(document.name)>; expected a PLS <lexicon>")

@@ -16,7 +16,9 @@ extension RecognitionGrammar {
     /// references to rules that do not exist — and for a grammar beyond `limits` (nesting, rules,
     /// repeats, reference chains, or the size of the network it unrolls to), naming the limit.
     public init(srgs data: [UInt8], origin: String = "grammar", limits: GrammarLimits = .default) throws {
-        let document = try MarkupElement.parse(data, origin: origin, maximumDepth: limits.maxGrammarDepth)
+        let document = try MarkupReader(
+            origin: origin, maximumDepth: limits.maxGrammarDepth, depthSetting: "max-grammar-depth", doctype: .skipped
+        ).read(data)
         let reader = SRGSReader(origin: origin, limits: limits)
         let grammar = try reader.grammar(from: document)
         try grammar.checkSize(within: limits, origin: origin)
