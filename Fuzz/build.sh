@@ -23,7 +23,8 @@ OUT=Fuzz/.build
 MODULES=$OUT/modules
 mkdir -p "$MODULES"
 SWIFTC=${SWIFTC:-swiftc}
-FLAGS=(-sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -O -g -enable-testing -I "$MODULES")
+FLAGS=(-sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 -O -g -enable-testing -package-name earshot
+    -I "$MODULES")
 for shim in Sources/C*/; do FLAGS+=(-I "$shim"); done
 for cflag in $(pkg-config --cflags pocketsphinx opus); do FLAGS+=(-Xcc "$cflag"); done
 
@@ -44,7 +45,10 @@ for i, arg in enumerate(args):
     if arg == "-I" and args[i + 1].endswith("/debug/Modules"):
         flags += [arg, args[i + 1]]
     elif arg == "-Xcc" and (args[i + 1].startswith("-fmodule-map-file=") or args[i + 1] == "-I"):
-        if ("/Sources/C" in args[i + 1] and "/checkouts/" not in args[i + 1]) or "CWhisperKernels" in args[i + 1]:
+        # Earshot's own C targets: their shims' folders, and the module maps SwiftPM generated for the
+        # ones with an include/ folder (compile_c_target gives them instead).
+        if ("/Sources/C" in args[i + 1] and "/checkouts/" not in args[i + 1]) or any(
+                "/%s.build/" % name in args[i + 1] or "/%s/" % name in args[i + 1] for name in ("CWhisperKernels", "CFFmpeg")):
             continue
         flags += [arg, args[i + 1]]
         if args[i + 1] == "-I":
@@ -59,24 +63,26 @@ server_dependency_archive() {
     local archive=$OUT/dependencies.a objects=()
     rm -f "$archive"
     while IFS= read -r -d '' object; do
-        case $object in */Earshot* | */earshot.build/* | */CWhisperKernels.build/* | *Tests.build/* | *-tool.build/* | *Benchmark*) continue ;; esac
+        case $object in */Earshot* | */earshot.build/* | */CWhisperKernels.build/* | */CFFmpeg.build/* | *Tests.build/* | *-tool.build/* | *Benchmark*) continue ;; esac
         nm --defined-only "$object" 2>/dev/null | grep -qE ' T main$' && continue
         objects+=("$object")
     done < <(find "$SWIFTPM"/*.build -name '*.o' -print0)
     ar qcs "$archive" "${objects[@]}"
 }
 
-# Whisper's AVX-512 kernels are a C target: compiled with clang (instrumented like the rest) and
-# given the module map SwiftPM would generate for its include/ folder.
-compile_whisper_kernels() {
-    local object=$MODULES/CWhisperKernels.o
-    mkdir -p "$MODULES/CWhisperKernels"
-    printf 'module CWhisperKernels {\n    umbrella header "%s"\n    export *\n}\n' \
-        "$PWD/Sources/CWhisperKernels/include/CWhisperKernels.h" >"$MODULES/CWhisperKernels/module.modulemap"
-    if [[ ! -f $object || Sources/CWhisperKernels/WhisperKernelsAVX512.c -nt $object ]]; then
-        echo "compiling CWhisperKernels"
-        "${CLANG:-clang}" -fsanitize=fuzzer-no-link,address -O2 -g -I Sources/CWhisperKernels/include \
-            -c Sources/CWhisperKernels/WhisperKernelsAVX512.c -o "$object"
+# Earshot's C targets with an include/ folder (Whisper's AVX-512 kernels; the FFmpeg loader EarshotIO
+# calls): compiled with clang (instrumented like the rest) and given the module map SwiftPM would
+# generate for the folder.
+# compile_c_target NAME SOURCE.c
+compile_c_target() {
+    local name=$1 source=$2
+    local object=$MODULES/$name.o
+    mkdir -p "$MODULES/$name"
+    printf 'module %s {\n    umbrella header "%s"\n    export *\n}\n' \
+        "$name" "$PWD/Sources/$name/include/$name.h" >"$MODULES/$name/module.modulemap"
+    if [[ ! -f $object || $source -nt $object || Sources/$name/include/$name.h -nt $object ]]; then
+        echo "compiling $name"
+        "${CLANG:-clang}" -fsanitize=fuzzer-no-link,address -O2 -g -I "Sources/$name/include" -c "$source" -o "$object"
     fi
 }
 
@@ -104,16 +110,16 @@ link_target() {
     shift 2
     local objects=()
     for module in $modules; do objects+=("$MODULES/$module.o"); done
-    # EarshotWhisper calls the C kernels.
+    # EarshotWhisper calls the C kernels; EarshotIO the FFmpeg loader.
     if [[ " $modules " == *" EarshotWhisper "* ]]; then objects+=("$MODULES/CWhisperKernels.o"); fi
+    if [[ " $modules " == *" EarshotIO "* ]]; then objects+=("$MODULES/CFFmpeg.o"); fi
     echo "linking fuzz-$name"
-    "$SWIFTC" "${FLAGS[@]}" "${EXTRA_LINK[@]}" -module-name "Fuzz_$name" "Fuzz/Targets/$name.swift" "$@" \
-        "${objects[@]}" -o "$OUT/fuzz-$name"
+    "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$name" "Fuzz/Targets/$name.swift" "$@" \
+        "${objects[@]}" "$OUT/dependencies.a" -o "$OUT/fuzz-$name"
 }
 
 ALL=(grammar multipart xarg oauthform secrets token wav amr speex ogg whispermodel)
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${ALL[@]}"); fi
-EXTRA_LINK=()
 rebuilt=false
 
 needs_server=false
@@ -121,25 +127,31 @@ for target in "${TARGETS[@]}"; do
     case $target in multipart | xarg | oauthform | secrets | token) needs_server=true ;; esac
 done
 
+# SwiftPM's builds of the packages Earshot uses: every target needs them since EarshotIO imports
+# swift-service-lifecycle's UnixSignals (Interrupts).
+mapfile -t SERVER_FLAGS < <(server_dependency_flags)
+server_dependency_archive
+FLAGS+=("${SERVER_FLAGS[@]}")
+
 compile_module EarshotCore
 compile_module EarshotCodecs
+compile_c_target CFFmpeg Sources/CFFmpeg/ffmpeg.c
+FLAGS+=(-I "$MODULES/CFFmpeg")
 compile_module EarshotIO
 compile_module EarshotTesting
 compile_module EarshotRecognizer
-compile_whisper_kernels
+compile_c_target CWhisperKernels Sources/CWhisperKernels/WhisperKernelsAVX512.c
 FLAGS+=(-I "$MODULES/CWhisperKernels")
 # Whisper's reader (the whispermodel target), and the recognizer factory the service loads through.
 compile_module EarshotWhisper
 compile_module EarshotModels
 if $needs_server; then
-    mapfile -t SERVER_FLAGS < <(server_dependency_flags)
-    server_dependency_archive
     compile_module EarshotDSP
     compile_module EarshotWire
     # The service's speech detector (InitialSilenceLimit) and its Text to Speech routes.
     compile_module EarshotVAD
     compile_module EarshotSynthesis
-    compile_module EarshotServer "${SERVER_FLAGS[@]}"
+    compile_module EarshotServer
 fi
 
 CODECS="EarshotCore EarshotCodecs EarshotIO EarshotTesting"
@@ -154,12 +166,9 @@ for target in "${TARGETS[@]}"; do
         amr | speex | ogg)
             link_target "$target" "$CODECS" Tests/EarshotCodecsTests/CodecFuzzEntry.swift ;;
         multipart | xarg | oauthform | secrets | token)
-            EXTRA_LINK=("${SERVER_FLAGS[@]}")
             link_target "$target" \
                 "$CODECS EarshotDSP EarshotRecognizer EarshotWhisper EarshotModels EarshotWire EarshotVAD EarshotSynthesis EarshotServer" \
-                Tests/EarshotServerTests/ServerFuzzEntry.swift Tests/EarshotServerTests/SecretsFuzzEntry.swift \
-                "$OUT/dependencies.a"
-            EXTRA_LINK=() ;;
+                Tests/EarshotServerTests/ServerFuzzEntry.swift Tests/EarshotServerTests/SecretsFuzzEntry.swift ;;
         whispermodel)
             link_target whispermodel "EarshotCore EarshotRecognizer EarshotWhisper EarshotTesting" \
                 Tests/EarshotWhisperTests/WhisperModelFuzzEntry.swift ;;
