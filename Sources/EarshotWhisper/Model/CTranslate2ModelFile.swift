@@ -90,7 +90,9 @@ struct CTranslate2ModelFile {
             let start = reader.offset
             let name = try reader.string("the name of variable \(index)")
             let rank = Int(try reader.u8("the rank of \(name)"))
-            guard rank <= 8 else { throw Malformed(reason: "\(name) has rank \(rank), expected at most 8", offset: start) }
+            guard rank <= 8 else {
+                throw Malformed(reason: "\(name) has rank \(rank), expected at most 8", offset: start)
+            }
             var shape: [Int] = []
             var elements = 1
             for _ in 0..<rank {
@@ -105,10 +107,12 @@ struct CTranslate2ModelFile {
                 throw Malformed(reason: "\(name) has data type code \(code), expected 0–5", offset: start)
             }
             let byteCount = Int(try reader.u32("the byte count of \(name)"))
-            guard elements.multipliedReportingOverflow(by: type.size) == (byteCount, false) else {
+            let (expectedBytes, tooMany) = elements.multipliedReportingOverflow(by: type.size)
+            guard !tooMany, expectedBytes == byteCount else {
+                // The message must not multiply again: a shape whose bytes overflow trapped here (found by fuzzing).
+                let expected = tooMany ? "more than any file holds" : "\(expectedBytes)"
                 throw Malformed(
-                    reason: "\(name) \(shape) \(type) holds \(byteCount) bytes, expected \(elements * type.size)",
-                    offset: start)
+                    reason: "\(name) \(shape) \(type) holds \(byteCount) bytes, expected \(expected)", offset: start)
             }
             let offset = try reader.skip(byteCount, "the values of \(name)")
             guard byName[name] == nil else { throw Malformed(reason: "\(name) appears twice", offset: start) }
@@ -127,7 +131,9 @@ struct CTranslate2ModelFile {
             guard let variable = byName[target] else {
                 throw Malformed(reason: "alias \(alias) names \(target), which is not a variable", offset: start)
             }
-            guard byName[alias] == nil else { throw Malformed(reason: "alias \(alias) is also a variable", offset: start) }
+            guard byName[alias] == nil else {
+                throw Malformed(reason: "alias \(alias) is also a variable", offset: start)
+            }
             byName[alias] = variable
         }
         guard reader.remaining == 0 else {
@@ -140,7 +146,8 @@ struct CTranslate2ModelFile {
     /// Writes the values of a floating-point or integer variable as `Float`s to `output` (float16 and
     /// bfloat16 widened exactly, integers converted, `scales` dividing each row when given); returns
     /// false if any value is not finite.
-    func widen(_ variable: Variable, into output: UnsafeMutablePointer<Float>, rowScales scales: [Float]? = nil) -> Bool {
+    func widen(_ variable: Variable, into output: UnsafeMutablePointer<Float>, rowScales scales: [Float]? = nil) -> Bool
+    {
         let source = UnsafeRawBufferPointer(rebasing: bytes[variable.offset..<(variable.offset + variable.byteCount)])
         let count = variable.count
         switch variable.type {
