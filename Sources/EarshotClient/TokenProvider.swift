@@ -76,7 +76,7 @@ actor TokenProvider {
         let lifetime = document.expiresIn
         current = (
             document.accessToken, document.refreshToken,
-            clock.now.addingTimeInterval(Double(lifetime - min(60, lifetime / 10)))
+            clock.now.addingTimeInterval(lifetime - min(60, lifetime / 10))
         )
         return document.accessToken
     }
