@@ -5,7 +5,8 @@ public import EarshotVAD
 
 /// The client's audio path for one interaction, fed block by block on the capture thread, as one
 /// chain of stages: resampler (to the wire format's rate, mono) → level meter → a fork of encoder →
-/// transport chunker (512-byte chunks, as section 3.3 advises) beside voice activity detector →
+/// transport chunker (512-byte chunks, as section 3.3 advises, holding at most ``maxChunkHold`` of
+/// audio) beside voice activity detector →
 /// smoother → endpointer. The encoder is fed while the endpointer listens; the application's calls
 /// (stop, cancel, extend) are made to the chain, which passes them to the endpointer.
 ///
@@ -27,6 +28,12 @@ public final class CapturePipeline {
     typealias Transport = StageChain<Encoding, TransportChunker>
     typealias Analysis = StageChain<SpeechDetectorStage, EndpointerStage>
     typealias Chain = StageChain<Resampler, StageChain<LevelMeter, StageFork<Transport, Analysis>>>
+
+    /// The most audio, in seconds, a transport chunk holds back: 512 bytes are 0.3–0.4 s of Speex
+    /// wideband or AMR, and a service that watches the stream for the speaker's pause (to begin its
+    /// final decode during the endpointer's wait) would see it up to that late. A chunk goes out once
+    /// it is full or covers this much audio, whichever comes first.
+    public static let maxChunkHold = 0.1
 
     /// The working format: mono at the wire format's rate.
     public let format: AudioFormat
@@ -69,7 +76,8 @@ public final class CapturePipeline {
         }
         let encoder = try configuration.audioFormat.makeEncoder(sampleRate: rate)
         contentType = encoder.contentType
-        let transport = Encoding(encoder: encoder).then(try TransportChunker())
+        let transport = Encoding(encoder: encoder).then(
+            try TransportChunker(configuration: .init(maxHoldDuration: Self.maxChunkHold)))
         let analysis = detection.then(endpointer)
         chain = resampler.then(
             try LevelMeter().then(transport.fork(analysis) { $0.second.endpointer.isListening }))

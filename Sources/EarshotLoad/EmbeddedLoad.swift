@@ -11,7 +11,7 @@ import Foundation
 /// real-time pace through the client's own capture chain — its detector and the SDK's endpointer
 /// (``EarshotCapture/CapturePipeline``) — until the endpointer ends the utterance. As a live client
 /// with the embedded recognizer does, each pause the detector hears begins the final decode
-/// (``EarshotRecognizer/Recognizer/speechPaused()``), dropped if speech resumes. The latency is from
+/// (``EarshotRecognizer/Recognizer/speechPaused(at:)``), dropped if speech resumes. The latency is from
 /// the labelled end of speech, and from the endpoint, to the final result (`endUtterance`). It bounds
 /// what any service built on this recognizer can do on this machine.
 public struct EmbeddedLoad: Sendable {
@@ -94,7 +94,7 @@ public struct EmbeddedLoad: Sendable {
             if reachedEnd == nil, buffer.endTime.seconds >= utterance.speechEnd { reachedEnd = .now }
             for event in try pipeline.process(buffer).events {
                 switch event {
-                case .speechEnded: recognizer.speechPaused()
+                case .speechEnded(let speechEnd): recognizer.speechPaused(at: speechEnd)
                 case .speechStarted: recognizer.speechResumed()
                 case .stoppedListening: endpoint = .now
                 default: break

@@ -42,21 +42,24 @@ public protocol Recognizer {
     /// honour (a language it does not speak). Before ``startUtterance()`` or before the utterance ends.
     mutating func setRequestOptions(_ options: RecognitionRequestOptions) throws(RecognitionOptionRefusal)
 
-    /// The speaker has paused: the audio accepted so far may be the whole utterance. A recognizer that
-    /// decodes whole utterances (Whisper) may begin the final decode now, in the background, and give it
-    /// at ``endUtterance()`` if nothing but silence follows — the endpointer's wait after the last word
-    /// is dead time the decode can use. Called by whoever watches the stream's speech (the service's
-    /// detector, a live client's endpointer). The default does nothing.
-    mutating func speechPaused()
+    /// The speaker has paused: the speech ended at `speechEnd` (media time, on the detector's smoothed
+    /// decisions), and the utterance may be over. A recognizer that decodes whole utterances (Whisper)
+    /// may begin the final decode in the background, and give it at ``endUtterance()`` if nothing but
+    /// silence follows — the endpointer's wait after the last word is dead time the decode can use.
+    /// Called by whoever watches the stream's speech (the service's detector, a live client's
+    /// endpointer), as soon as it sees the pause: the recognizer decides how much of the silence after
+    /// `speechEnd` to wait for, so its words do not depend on how late the pause was seen. The default
+    /// does nothing.
+    mutating func speechPaused(at speechEnd: MediaTime)
 
-    /// Whether ``speechPaused()`` does anything: whether watching a stream for pauses is worth a
+    /// Whether ``speechPaused(at:)`` does anything: whether watching a stream for pauses is worth a
     /// detector's CPU. The default is false.
     var beginsFinalDecodeOnPause: Bool { get }
 
     /// How the final decodes begun at pauses went, over the recognizer's life. The default is zero.
     var earlyDecodes: EarlyDecodeTally { get }
 
-    /// Speech resumed after ``speechPaused()``: a decode begun then is stopped and dropped, and the
+    /// Speech resumed after ``speechPaused(at:)``: a decode begun then is stopped and dropped, and the
     /// utterance goes on. The default does nothing.
     mutating func speechResumed()
 
@@ -70,7 +73,7 @@ public protocol Recognizer {
 extension Recognizer {
     public mutating func resetAdaptation() throws {}
 
-    public mutating func speechPaused() {}
+    public mutating func speechPaused(at speechEnd: MediaTime) {}
 
     public var beginsFinalDecodeOnPause: Bool { false }
 
@@ -105,7 +108,7 @@ extension Recognizer {
     }
 }
 
-/// Final decodes a recognizer began at the speaker's pauses (``Recognizer/speechPaused()``): how many
+/// Final decodes a recognizer began at the speaker's pauses (``Recognizer/speechPaused(at:)``): how many
 /// were begun, how many became the result, and how many returning speech stopped before they finished.
 public struct EarlyDecodeTally: Sendable, Equatable {
     public var begun = 0

@@ -66,8 +66,18 @@ public final class WhisperRecognizer: Recognizer {
     }
     /// The utterance's confirmed text tokens: only ever extended, and continued by each partial decode.
     private var confirmed: [Int] = []
-    /// The final decode begun when the speaker paused (``speechPaused()``), if any.
+    /// The final decode begun when the speaker paused (``speechPaused(at:)``), if any.
     private var speculation: WhisperSpeculation?
+    /// The frame through which a pause's early decode hears the utterance, until audio reaches it.
+    private var pendingPause: Int64?
+    /// Silence after the speech's end that the decode begun at a pause hears, in seconds: the same
+    /// trailing audio wherever the pause was seen (a client's 0.1 s chunks or its 0.4 s ones), so the
+    /// same words. As short as the pause the service waits for (``PauseWatch``'s 0.15 s), so the decode
+    /// begins as soon as the pause is seen: on the `real` corpus every trail from 0.1 to 0.35 s gave the
+    /// same words (better than the whole recording's); on `synthetic`, which took no part in the
+    /// choice, trails from 0.15 to 0.45 s gave WER 0.122 to 0.144, not ordered by the trail
+    /// (`Benchmarks/whisper/pause_trail.py`, BENCHMARKS.md).
+    public static let pauseTrail = 0.15
     /// Final decodes begun early, over all utterances: begun, used as the result, and stopped by
     /// returning speech before they finished (their CPU spared).
     public private(set) var earlyDecodes = EarlyDecodeTally()
@@ -101,6 +111,7 @@ public final class WhisperRecognizer: Recognizer {
                 .invalidParameter, "Whisper: an utterance is already open; end it before starting another")
         }
         retireSpeculation()
+        pendingPause = nil
         isOpen = true
         samples.removeAll(keepingCapacity: true)
         startFrame = nil
@@ -134,6 +145,7 @@ public final class WhisperRecognizer: Recognizer {
         samples += buffer.samples[frames]
         for sample in buffer.samples[frames] { peak = max(peak, abs(sample)) }
         endFrame = first + Int64(frames.count)
+        beginPendingDecode()
     }
 
     public func setRequestOptions(_ options: RecognitionRequestOptions) throws(RecognitionOptionRefusal) {
@@ -166,24 +178,40 @@ public final class WhisperRecognizer: Recognizer {
         return options
     }
 
-    /// Begins the final decode of the audio so far on a thread of its own (``WhisperSpeculation``), to be
-    /// the result if only silence follows: the endpointer's wait then costs the listener nothing. Not for
-    /// silence, nor an utterance longer than one window; a second pause with no speech between them
-    /// keeps the decode under way.
-    public func speechPaused() {
-        guard isOpen, peak >= Self.silencePeak, samples.count <= Self.maxSpeculativeSamples else { return }
+    /// Begins the final decode of the utterance through ``pauseTrail`` after `speechEnd` on a thread of
+    /// its own (``WhisperSpeculation``), as soon as the audio reaches that far (now, or in a later
+    /// ``accept(_:)``), to be the result if only silence follows: the endpointer's wait then costs the
+    /// listener nothing. Not for silence, nor an utterance longer than one window; a second pause with
+    /// no speech between them keeps the decode under way (or awaited).
+    public func speechPaused(at speechEnd: MediaTime) {
+        guard isOpen, peak >= Self.silencePeak else { return }
         if let speculation, !speculation.isCancelled { return }
+        if pendingPause != nil { return }
+        let trail = Int64((Self.pauseTrail * Double(format.sampleRate)).rounded())
+        pendingPause = speechEnd.converted(to: format.sampleRate).frame + trail
+        beginPendingDecode()
+    }
+
+    /// Begins the pause's decode once the audio reaches its end.
+    private func beginPendingDecode() {
+        guard let through = pendingPause, let startFrame, endFrame >= through else { return }
+        pendingPause = nil
+        let count = Int(max(0, min(through - startFrame, Int64(samples.count))))
+        guard count <= Self.maxSpeculativeSamples else { return }
         retireSpeculation()
         earlyDecodes.begun += 1
         var options = utteranceOptions
         options.encoderWindow = options.liveEncoderWindow
-        speculation = WhisperSpeculation(samples: samples, transcriber: transcriber, options: options, slots: slots)
+        speculation = WhisperSpeculation(
+            samples: Array(samples[..<count]), transcriber: transcriber, options: options, slots: slots)
     }
 
     public var beginsFinalDecodeOnPause: Bool { true }
 
-    /// Speech again after ``speechPaused()``: the early decode stops at its next check and is dropped.
+    /// Speech again after ``speechPaused(at:)``: the early decode stops at its next check and is
+    /// dropped (or is not begun).
     public func speechResumed() {
+        pendingPause = nil
         speculation?.cancel()
     }
 
@@ -199,9 +227,11 @@ public final class WhisperRecognizer: Recognizer {
         guard isOpen else {
             throw EarshotError(.invalidParameter, "Whisper: no utterance is open; call startUtterance() first")
         }
+        // While the speaker pauses (the decode begun there awaited or under way), the text agreed so far
+        // stands: no words are coming, and a partial decode now would hold the caller's reading of the
+        // stream, so the pause's decode would begin late.
+        if pendingPause != nil { return agreedResult() }
         if let speculation {
-            // While the final decode runs early, partial decodes would wait for the transcriber: the
-            // text agreed so far stands.
             if !speculation.isCancelled { return agreedResult() }
             retireSpeculation()
         }
@@ -293,6 +323,7 @@ public final class WhisperRecognizer: Recognizer {
             throw EarshotError(.invalidParameter, "Whisper: no utterance is open; call startUtterance() first")
         }
         isOpen = false
+        pendingPause = nil
         let options = utteranceOptions
         requestOptions = .none
         let start = startFrame ?? endFrame
@@ -385,6 +416,7 @@ public final class WhisperRecognizer: Recognizer {
     /// Drops the open utterance: nothing is decoded.
     public func abandonUtterance() {
         retireSpeculation()
+        pendingPause = nil
         isOpen = false
         requestOptions = .none
         samples.removeAll(keepingCapacity: true)

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// One utterance's final decode begun early, on a thread of its own, while the caller goes on
-/// feeding the recognizer (``WhisperRecognizer/speechPaused()``): the endpointer's wait after the last
+/// feeding the recognizer (``WhisperRecognizer/speechPaused(at:)``): the endpointer's wait after the last
 /// word is time the decode can use, so when the endpoint comes the words are ready, or nearly.
 ///
 /// It decodes a copy of the samples heard when the speaker paused. ``cancel()`` makes the decode stop at

@@ -24,24 +24,33 @@ import Testing
 
     static func silence(seconds: Double) -> [UInt8] { [UInt8](repeating: 0, count: Int(seconds * 16_000) * 2) }
 
-    /// Sends `audio` as one body, at once or `paced` as a microphone gives it, and reads the answer.
+    /// Sends `audio` as one body, at once or `paced` as a microphone gives it (0.1 s every 0.1 s), and
+    /// reads the answer.
     static func recognize(_ server: ServeCommandTests.Server, token: String, audio: [UInt8], paced: Bool = true)
         throws -> (Int, String)
     {
+        let piece = 3_200  // 0.1 s of 16 kHz 16-bit mono
+        return try recognize(
+            server, token: token,
+            chunks: paced
+                ? stride(from: 0, to: audio.count, by: piece).map { Array(audio[$0..<min($0 + piece, audio.count)]) }
+                : [audio], paced: paced)
+    }
+
+    /// Sends `chunks` as one body, at once or `paced` (each 0.1 s of audio, sent 0.1 s after the one
+    /// before), and reads the answer.
+    static func recognize(
+        _ server: ServeCommandTests.Server, token: String, chunks: [[UInt8]],
+        contentType: String = "audio/L16;rate=16000", paced: Bool = true
+    ) throws -> (Int, String) {
         let connection = try LoopbackConnection(port: server.port)
         connection.send(
-            ServeHardeningTests.speechHead(
-                token: token, contentType: "audio/L16;rate=16000", length: audio.count))
-        if paced {
-            let piece = 3_200  // 0.1 s of 16 kHz 16-bit mono
-            let started = Date()
-            for offset in stride(from: 0, to: audio.count, by: piece) {
-                let due = Double(offset) / 32_000 - Date().timeIntervalSince(started)
-                if due > 0 { Thread.sleep(forTimeInterval: due) }
-                connection.send(Array(audio[offset..<min(offset + piece, audio.count)]))
-            }
-        } else {
-            connection.send(audio)
+            ServeHardeningTests.speechHead(token: token, contentType: contentType, length: chunks.joined().count))
+        let started = Date()
+        for (index, chunk) in chunks.enumerated() {
+            let due = Double(index) / 10 - Date().timeIntervalSince(started)
+            if paced, due > 0 { Thread.sleep(forTimeInterval: due) }
+            connection.send(chunk)
         }
         // The answer closes the connection (Connection: close), which ends the read; the bound only
         // keeps a broken service from holding the suite, loaded as a whole suite's run loads it.
@@ -90,6 +99,42 @@ import Testing
         // Every decode, early or not, took its turn on a core, and its CPU is counted.
         #expect(try Self.metric(server, "earshot_decodes_total{kind=\"final\"}") >= 3)
         #expect(try Self.metric(server, "earshot_decode_cpu_seconds_total{kind=\"final\"}") > 0)
+    }
+
+    /// Speex wideband sent as the speech client sends it: chunks of 0.1 s of audio at the speaker's pace
+    /// (``EarshotCapture/CapturePipeline/maxChunkHold``). Its first kilobyte, gathered before the
+    /// recognizer is lent, is a second of audio that arrived over a second: not a recording running
+    /// ahead of the clock. And each chunk decodes to five 20 ms frames: a pause the detector sees in
+    /// any of them counts, not only in the last.
+    @Test func speexInTenthsOfASecondGetsTheDecodeBegunAtThePause() throws {
+        let server = try ServeCommandTests.Server(arguments: ["--log-level", "warning"])
+        defer { _ = server.stop() }
+        let token = try ServeHardeningTests.token(server)
+        let directory = try TemporaryDirectory("earshot-early-speex")
+        defer { directory.remove() }
+        let padded = directory.file("padded.wav")
+        let speex = directory.file("padded.speex")
+        // 1.5 s of silence first, as before a user speaks: Speex codes it in about 0.8 KiB, so the
+        // kilobyte gathered before the lease holds more than a second of audio.
+        let sox = try ExternalTool.run(["sox", Self.clip, padded, "pad", "1.5", "1"])
+        try #require(sox.status == 0, "\(sox.standardError)")
+        let encode = try ExternalTool.run([ExternalTool.earshotPath, "encode", "--format", "speex-wb", padded, speex])
+        try #require(encode.status == 0, "\(encode.standardError)")
+        let audio = try [UInt8](Data(contentsOf: URL(fileURLWithPath: speex)))
+        // Five 20 ms frames (a length byte, then the frame) to a chunk, each sent when its audio is due.
+        var chunks: [[UInt8]] = []
+        var offset = 0
+        while offset < audio.count {
+            var end = offset
+            for _ in 0..<5 where end < audio.count { end += 1 + Int(audio[end]) }
+            chunks.append(Array(audio[offset..<min(end, audio.count)]))
+            offset = end
+        }
+        let (status, text) = try Self.recognize(
+            server, token: token, chunks: chunks, contentType: "audio/x-speex-with-header-byte;rate=16000")
+        #expect(status == 200, "\(text)")
+        #expect(text.contains("Had he married a more amiable woman"), "\(text)")
+        #expect(try Self.earlyDecodes(server, "used") == 1)
     }
 
     /// The same recording sent at once runs far ahead of the clock: no decode is begun at its pauses

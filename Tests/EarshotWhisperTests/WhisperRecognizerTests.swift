@@ -57,6 +57,12 @@ import Testing
         #expect(confidence > 0.5 && confidence <= 1)
     }
 
+    /// Where a pause noted now puts the speech's end: ``WhisperRecognizer/pauseTrail`` before frame
+    /// `fed`, so the recognizer already has the silence its early decode hears and begins it at once.
+    static func speechEnd(heardThrough fed: Int) -> MediaTime {
+        MediaTime(frame: Int64(fed) - Int64(WhisperRecognizer.pauseTrail * 16_000), sampleRate: 16_000)
+    }
+
     /// Issue 47, item 1: the final decode begun at the speaker's pause is the answer when only silence
     /// follows — the same words as a decode at the end — and is stopped and dropped when speech comes
     /// back, the utterance then decoded whole, nothing lost.
@@ -66,9 +72,12 @@ import Testing
         let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
         try recognizer.startUtterance()
         try feed(recognizer, samples, from: 0)
-        recognizer.speechPaused()
-        recognizer.speechPaused()  // a second pause with no speech between keeps the first decode
+        let speechEnd = MediaTime(frame: Int64(samples.count), sampleRate: 16_000)
+        recognizer.speechPaused(at: speechEnd)
+        #expect(recognizer.earlyDecodes.begun == 0, "not before the trail after the speech has been heard")
         try feed(recognizer, silence, from: Int64(samples.count))
+        #expect(recognizer.earlyDecodes.begun == 1, "begun in the silence")
+        recognizer.speechPaused(at: speechEnd)  // a second pause with no speech between keeps the first decode
         let early = try recognizer.endUtterance()
         #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 1, used: 1, stopped: 0))
         #expect(early.text == Self.expected)
@@ -79,19 +88,54 @@ import Testing
         try recognizer.startUtterance()
         let half = samples.count / 2
         try feed(recognizer, Array(samples[..<half]), from: 0)
-        recognizer.speechPaused()
+        recognizer.speechPaused(at: Self.speechEnd(heardThrough: half))
         recognizer.speechResumed()
         try feed(recognizer, Array(samples[half...]), from: Int64(half))
         let resumed = try recognizer.endUtterance()
         #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 2, used: 1, stopped: 1))
         #expect(resumed.text == Self.expected, "the whole utterance, both halves")
 
+        // A pause whose trail speech cuts short is never begun.
+        try recognizer.startUtterance()
+        try feed(recognizer, Array(samples[..<half]), from: 0)
+        recognizer.speechPaused(at: MediaTime(frame: Int64(half), sampleRate: 16_000))
+        recognizer.speechResumed()
+        try feed(recognizer, Array(samples[half...]) + silence, from: Int64(half))
+        #expect(try recognizer.endUtterance().text == Self.expected)
+        #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 2, used: 1, stopped: 1))
+
         // Silence is never decoded early.
         try recognizer.startUtterance()
         try feed(recognizer, silence, from: 0)
-        recognizer.speechPaused()
+        recognizer.speechPaused(at: Self.speechEnd(heardThrough: silence.count))
         #expect(try recognizer.endUtterance().hypotheses.isEmpty)
         #expect(recognizer.earlyDecodes.begun == 2)
+    }
+
+    /// Issue 47: the decode begun at a pause hears the same audio however late the pause was seen (a
+    /// client's 0.1 s chunks, or its 0.4 s ones): the speech and ``WhisperRecognizer/pauseTrail`` of
+    /// what follows it, so the same result to its last probability.
+    @Test func anEarlyDecodeHearsTheSameTrailWhereverThePauseWasSeen() throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        // Room noise after the speech (about −50 dBFS), the same in each run: the trail is heard, not
+        // digital silence.
+        var generator = SplitMix64(seed: 47)
+        let noise = (0..<16_000).map { _ in Float(Int(generator.next() % 201) - 100) / 30_000 }
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        let speechEnd = MediaTime(frame: Int64(samples.count), sampleRate: 16_000)
+        var results: [RecognitionResult] = []
+        for seenAfter in [0.4, 1.0] {
+            try recognizer.startUtterance()
+            try feed(recognizer, samples, from: 0)
+            let heard = Int(seenAfter * 16_000)
+            try feed(recognizer, Array(noise[..<heard]), from: Int64(samples.count))
+            recognizer.speechPaused(at: speechEnd)
+            try feed(recognizer, Array(noise[heard...]), from: Int64(samples.count + heard))
+            results.append(try recognizer.endUtterance())
+        }
+        #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 2, used: 2, stopped: 0))
+        #expect(results[0].text == Self.expected)
+        #expect(results[0].hypotheses == results[1].hypotheses)
     }
 
     /// Issue 51, item 5: a phrase Whisper says again after the speech, its words of no length, never
@@ -255,7 +299,7 @@ import Testing
                 // free at the decode's next check.
                 try recognizer.startUtterance()
                 try feed(recognizer, samples + samples, from: 0)
-                recognizer.speechPaused()
+                recognizer.speechPaused(at: Self.speechEnd(heardThrough: 2 * samples.count))
                 #expect(throws: CancellationError.self) { try recognizer.endUtterance() }
                 #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 1, used: 0, stopped: 1))
             }

@@ -5,9 +5,9 @@ import EarshotVAD
 /// none is found in the first `limit` seconds, the request ends (``RecognitionSessionFailure/noSpeech(limit:)``).
 ///
 /// With `watchPauses`, the detector stays on after the first speech and the stage notes each pause of
-/// at least ``PauseWatch/pauseAfterSpeech`` and each return of speech (``pauseChange``), so a recognizer that
+/// at least ``PauseWatch/pauseAfterSpeech`` and each return of speech (``takePauseChanges()``), so a recognizer that
 /// decodes whole utterances can begin its final decode while the client's endpointer waits out its
-/// ending silence (``EarshotRecognizer/Recognizer/speechPaused()``). Without it, once speech is found the
+/// ending silence (``EarshotRecognizer/Recognizer/speechPaused(at:)``). Without it, once speech is found the
 /// detector is dropped: it costs nothing for the rest of the request.
 ///
 /// This bounds what a body of silence costs, whatever it costs to send: an AMR stream of NO_DATA
@@ -20,9 +20,15 @@ struct InitialSilenceLimit: AudioStage {
     private var heard = false
     private var pauses = PauseWatch()
 
-    /// What the last ``process(_:into:)`` saw change: nil, or whether the speaker paused (true) or
-    /// resumed (false).
-    private(set) var pauseChange: Bool?
+    /// The pauses and returns of speech seen since ``takePauseChanges()`` was last called, in order: a
+    /// body chunk decodes to several buffers, and a pause seen in any of them counts.
+    private var pauseChanges: [PauseWatch.Change] = []
+
+    /// The pauses and returns of speech seen since the last call, in order.
+    mutating func takePauseChanges() -> [PauseWatch.Change] {
+        defer { pauseChanges.removeAll(keepingCapacity: true) }
+        return pauseChanges
+    }
 
     /// A limit of `.infinity` without `watchPauses` makes a pass-through stage that runs no detector.
     init(
@@ -42,7 +48,6 @@ struct InitialSilenceLimit: AudioStage {
     var heardSpeech: Bool { heard }
 
     mutating func process(_ input: AudioBuffer, into output: inout StageOutput<AudioBuffer>) throws {
-        pauseChange = nil
         if detector != nil {
             decisions.removeAll()
             try detector!.process(input, into: &decisions)
@@ -63,7 +68,7 @@ struct InitialSilenceLimit: AudioStage {
 
     private mutating func notePauses() {
         for decision in decisions.items {
-            if let change = pauses.note(decision) { pauseChange = change }
+            if let change = pauses.note(decision) { pauseChanges.append(change) }
         }
     }
 

@@ -5,13 +5,15 @@ import EarshotCore
 /// the network carries it can, by as much as it holds.
 ///
 /// The service begins a final decode at the speaker's pause only while the stream is live
-/// (``EarshotRecognizer/Recognizer/speechPaused()``): that decode is worth its CPU because the client's
+/// (``EarshotRecognizer/Recognizer/speechPaused(at:)``): that decode is worth its CPU because the client's
 /// endpointer will wait out its ending silence in real time, and it may decode with the live encoder
 /// window. A recording sent at once is answered when its upload ends, with a file's decode and words.
 struct LivePace {
     /// How far the audio may run ahead of the clock, counted from the first audio that arrived, and the
     /// stream still be live, in seconds: more than a client's send buffer or a network's burst after a
-    /// stall, less than any recording worth an early decode.
+    /// stall, less than any recording worth an early decode. The first arrival is the body gathered
+    /// before a recognizer was lent (``ServiceConfiguration/leaseThreshold``: 1 KiB, about a second of
+    /// Speex), given at once, so the time it took to gather does not count as a lead.
     static let allowedLead = 1.0
 
     /// When the first audio arrived, and where the stream's media clock stood then.

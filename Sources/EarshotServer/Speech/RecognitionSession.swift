@@ -104,7 +104,9 @@ final class RecognitionSession<R: Recognizer> {
         results.removeAll()
         try chain.process(bytes, into: &results)
         pace.arrived(through: audioTime)
-        recognizer.notePauseChange(chain.second.second.first.pauseChange, live: pace.isLive)
+        for change in chain.second.second.first.takePauseChanges() {
+            recognizer.notePauseChange(change, live: pace.isLive)
+        }
     }
 
     /// The best hypothesis so far, or nil.
