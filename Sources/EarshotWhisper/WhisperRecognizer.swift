@@ -111,7 +111,6 @@ public final class WhisperRecognizer: Recognizer {
                 .invalidParameter, "Whisper: an utterance is already open; end it before starting another")
         }
         retireSpeculation()
-        pendingPause = nil
         isOpen = true
         samples.removeAll(keepingCapacity: true)
         startFrame = nil
@@ -215,8 +214,10 @@ public final class WhisperRecognizer: Recognizer {
         speculation?.cancel()
     }
 
-    /// Waits for a cancelled early decode to let go of the transcriber.
+    /// Forgets a pause not yet decoded, and waits for a cancelled early decode to let go of the
+    /// transcriber.
     private func retireSpeculation() {
+        pendingPause = nil
         guard let speculation else { return }
         speculation.cancel()
         if speculation.stoppedEarly { earlyDecodes.stopped += 1 }
@@ -323,7 +324,6 @@ public final class WhisperRecognizer: Recognizer {
             throw EarshotError(.invalidParameter, "Whisper: no utterance is open; call startUtterance() first")
         }
         isOpen = false
-        pendingPause = nil
         let options = utteranceOptions
         requestOptions = .none
         let start = startFrame ?? endFrame
@@ -416,7 +416,6 @@ public final class WhisperRecognizer: Recognizer {
     /// Drops the open utterance: nothing is decoded.
     public func abandonUtterance() {
         retireSpeculation()
-        pendingPause = nil
         isOpen = false
         requestOptions = .none
         samples.removeAll(keepingCapacity: true)

@@ -157,7 +157,7 @@ struct UploadRecognition: Sendable {
                     // The chunks gathered before the lease go in as one: they arrived over the time the
                     // client took to send them, and fed one by one now they would look like audio running
                     // ahead of the clock (``LivePace``), as a file sent at once does.
-                    if !pending.isEmpty { try feed(pending.count == 1 ? pending[0] : Array(pending.joined())) }
+                    if !pending.isEmpty { try feed(Array(pending.joined())) }
                     pending = []
                     if !ended {
                         activity.startWaiting()
