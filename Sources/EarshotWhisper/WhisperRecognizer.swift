@@ -12,7 +12,10 @@ import Foundation
 /// audio and reports the words confirmed so far: whisper_streaming's LocalAgreement-2 policy, where
 /// the words two consecutive decodes agree on are confirmed, and each later decode continues the
 /// confirmed words (``WhisperOptions/prefix``) rather than decoding them again. A live client sees
-/// text that only grows, and a partial decode's search covers only the words not yet confirmed.
+/// text that only grows, and a partial decode's search covers only the words not yet confirmed. For a
+/// live stream (``PartialPacing/sharingTime``) the partial decode runs on a thread of its own
+/// (``WhisperBackgroundDecode``): ``partialResult()`` begins it and a later call takes its text in, so
+/// the stream's reading never waits for provisional text.
 /// The final decode is independent of the partials: a file's words, whatever the partials said.
 ///
 /// Decodes share the process's cores through ``ComputeSlots``: a final decode (or one begun at a
@@ -67,7 +70,9 @@ public final class WhisperRecognizer: Recognizer {
     /// The utterance's confirmed text tokens: only ever extended, and continued by each partial decode.
     private var confirmed: [Int] = []
     /// The final decode begun when the speaker paused (``speechPaused(at:)``), if any.
-    private var speculation: WhisperSpeculation?
+    private var speculation: WhisperBackgroundDecode?
+    /// The partial decode under way on a thread of its own (``PartialPacing/sharingTime``), if any.
+    private var partialDecode: WhisperBackgroundDecode?
     /// The frame through which a pause's early decode hears the utterance, until audio reaches it.
     private var pendingPause: Int64?
     /// Silence after the speech's end that the decode begun at a pause hears, in seconds: the same
@@ -111,6 +116,7 @@ public final class WhisperRecognizer: Recognizer {
                 .invalidParameter, "Whisper: an utterance is already open; end it before starting another")
         }
         retireSpeculation()
+        retirePartialDecode()
         isOpen = true
         samples.removeAll(keepingCapacity: true)
         startFrame = nil
@@ -178,7 +184,7 @@ public final class WhisperRecognizer: Recognizer {
     }
 
     /// Begins the final decode of the utterance through ``pauseTrail`` after `speechEnd` on a thread of
-    /// its own (``WhisperSpeculation``), as soon as the audio reaches that far (now, or in a later
+    /// its own (``WhisperBackgroundDecode``), as soon as the audio reaches that far (now, or in a later
     /// ``accept(_:)``), to be the result if only silence follows: the endpointer's wait then costs the
     /// listener nothing. Not for silence, nor an utterance longer than one window; a second pause with
     /// no speech between them keeps the decode under way (or awaited).
@@ -198,10 +204,12 @@ public final class WhisperRecognizer: Recognizer {
         let count = Int(max(0, min(through - startFrame, Int64(samples.count))))
         guard count <= Self.maxSpeculativeSamples else { return }
         retireSpeculation()
+        // The transcriber is the result's: provisional text is not wanted while the speaker pauses.
+        retirePartialDecode()
         earlyDecodes.begun += 1
         var options = utteranceOptions
         options.encoderWindow = options.liveEncoderWindow
-        speculation = WhisperSpeculation(
+        speculation = .result(
             samples: Array(samples[..<count]), transcriber: transcriber, options: options, slots: slots)
     }
 
@@ -224,18 +232,41 @@ public final class WhisperRecognizer: Recognizer {
         self.speculation = nil
     }
 
+    /// Waits for the partial decode under way to end and takes its text in (nothing when it was stopped,
+    /// cancelled, or found no core to spare).
+    private func takePartialDecode() throws {
+        guard let running = partialDecode else { return }
+        partialDecode = nil
+        if let segments = try running.wait(), let timing = running.timing {
+            notePartial(segments, decodedSamples: running.sampleCount, timing: timing)
+        }
+    }
+
+    /// Lets go of the partial decode: its text is taken in if it has ended, else it is stopped at its
+    /// next check and dropped; either way the transcriber is free when this returns.
+    private func retirePartialDecode() {
+        guard let partialDecode else { return }
+        if !partialDecode.isDone { partialDecode.cancel() }
+        // A failed partial decode leaves the agreed text as it was; the result's decode says what is wrong.
+        try? takePartialDecode()
+        self.partialDecode = nil
+    }
+
     public func partialResult() throws -> RecognitionResult? {
         guard isOpen else {
             throw EarshotError(.invalidParameter, "Whisper: no utterance is open; call startUtterance() first")
         }
+        // A partial decode on its own thread that has ended: its text is taken in.
+        if let running = partialDecode, running.isDone { try takePartialDecode() }
         // While the speaker pauses (the decode begun there awaited or under way), the text agreed so far
-        // stands: no words are coming, and a partial decode now would hold the caller's reading of the
-        // stream, so the pause's decode would begin late.
+        // stands: no words are coming, and the pause's decode needs the transcriber.
         if pendingPause != nil { return agreedResult() }
         if let speculation {
             if !speculation.isCancelled { return agreedResult() }
             retireSpeculation()
         }
+        // One partial decode at a time.
+        if partialDecode != nil { return agreedResult() }
         let decodedBefore = lastPartial?.samples ?? 0
         let clock = ContinuousClock()
         // Until two decodes agree on a first word, decodes run as audio comes, so a partial result comes as
@@ -244,49 +275,67 @@ public final class WhisperRecognizer: Recognizer {
         let rested =
             partialPacing == .everySecondOfAudio || confirmed.isEmpty
             || lastPartialTiming.map { clock.now - $0.ended >= $0.took } ?? true
-        if samples.count - decodedBefore >= format.sampleRate, peak >= Self.silencePeak, rested {
-            var options = utteranceOptions
-            // Provisional text: the fitted window, whatever the final decodes use.
-            options.encoderWindow = .live
-            options.beamSize = 1
-            options.temperatures = [0]
-            options.wordTimestamps = false
-            // Within one window, the decode continues the confirmed words (a longer utterance is decoded
-            // window by window, and the confirmed words then stand as they are).
-            if samples.count <= Self.maxSpeculativeSamples, confirmed.count <= model.dimensions.textContext / 4 {
-                options.prefix = confirmed
+        guard samples.count - decodedBefore >= format.sampleRate, peak >= Self.silencePeak, rested else {
+            return agreedResult()
+        }
+        var options = utteranceOptions
+        // Provisional text: the fitted window, whatever the final decodes use, and never the full
+        // window after it (a loop or an improbable first second is followed by another decode soon).
+        options.encoderWindow = .live
+        options.fullWindowFallback = false
+        options.beamSize = 1
+        options.temperatures = [0]
+        options.wordTimestamps = false
+        // Within one window, the decode continues the confirmed words (a longer utterance is decoded
+        // window by window, and the confirmed words then stand as they are).
+        if samples.count <= Self.maxSpeculativeSamples, confirmed.count <= model.dimensions.textContext / 4 {
+            options.prefix = confirmed
+        }
+        switch partialPacing {
+        case .sharingTime:
+            // On a thread of its own, and only on a core no result needs: skipped while results wait
+            // for one, and stopped when one comes to wait (the text agreed so far stands; a later call
+            // tries again). The stream goes on being read meanwhile, so a pause is seen when it comes.
+            nonisolated(unsafe) let transcriber = transcriber
+            let (slots, options) = (slots, options)
+            partialDecode = WhisperBackgroundDecode(samples: samples, name: "earshot-whisper-partial") {
+                samples, isCancelled in
+                try slots.runProvisional { resultWaiting in
+                    try samples.withUnsafeBufferPointer {
+                        try transcriber.transcribe(
+                            $0, options: options, isCancelled: { isCancelled() || resultWaiting() })
+                    }
+                }
             }
+        case .everySecondOfAudio:
+            // The same partials whatever the load: each waits its turn for a core, as a result does.
             let started = clock.now
-            func decode(stopping stop: @escaping () -> Bool) throws -> [WhisperSegment] {
-                try samples.withUnsafeBufferPointer {
-                    try transcriber.transcribe($0, options: options, isCancelled: { Task.isCancelled || stop() })
-                }
-            }
-            let decoded: [WhisperSegment]?
-            switch partialPacing {
-            case .sharingTime:
-                // Only on a core no result needs: skipped while results wait for one, and stopped when
-                // one comes to wait (the text agreed so far stands; a later call tries again).
-                do {
-                    decoded = try slots.runProvisional { resultWaiting in try decode(stopping: resultWaiting) }
-                } catch let error as EarshotError where error.code == .canceled && !Task.isCancelled {
-                    decoded = nil
-                }
-            case .everySecondOfAudio:
-                // The same partials whatever the load: each waits its turn for a core, as a result does.
-                decoded = try transcriber.transcribeAsResult(
-                    samples, options: options, slots: slots, isCancelled: { Task.isCancelled })
-            }
-            guard let segments = decoded else { return agreedResult() }
-            lastPartialTiming = (clock.now, clock.now - started)
-            partialDecodes += 1
-            let tokens = segments.flatMap(\.tokens).filter { $0 < model.tokenizer.endOfText }
-            if let previous = lastPartial?.tokens {
-                confirmed += Self.agreedWords(previous, tokens, after: confirmed, tokenizer: model.tokenizer)
-            }
-            lastPartial = (samples.count, tokens)
+            let segments = try transcriber.transcribeAsResult(
+                samples, options: options, slots: slots, isCancelled: { Task.isCancelled })
+            notePartial(segments, decodedSamples: samples.count, timing: (clock.now, clock.now - started))
         }
         return agreedResult()
+    }
+
+    /// Takes in a partial decode of the first `decodedSamples`: the words it agrees on with the last one
+    /// are confirmed.
+    private func notePartial(
+        _ segments: [WhisperSegment], decodedSamples: Int, timing: (ended: ContinuousClock.Instant, took: Duration)
+    ) {
+        lastPartialTiming = timing
+        partialDecodes += 1
+        let tokens = segments.flatMap(\.tokens).filter { $0 < model.tokenizer.endOfText }
+        if let previous = lastPartial?.tokens {
+            confirmed += Self.agreedWords(previous, tokens, after: confirmed, tokenizer: model.tokenizer)
+        }
+        lastPartial = (decodedSamples, tokens)
+    }
+
+    /// Waits for the partial decode under way, if any, to end (for tests: the next ``partialResult()``
+    /// then takes its text in, as a synchronous decode would have).
+    func awaitPartialDecode() {
+        guard let partialDecode else { return }
+        _ = try? partialDecode.wait()
     }
 
     /// The whole words that follow `confirmed` in both `previous` and `latest` (two consecutive partial
@@ -314,9 +363,11 @@ public final class WhisperRecognizer: Recognizer {
     private func agreedResult() -> RecognitionResult? {
         let text = model.tokenizer.decode(confirmed).trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty, let startFrame else { return nil }
+        // The text is of the audio the last partial decode heard, not of what has come since.
+        let heard = lastPartial.map { startFrame + Int64($0.samples) } ?? endFrame
         return RecognitionResult(
             hypotheses: [Hypothesis(text: text, confidence: nil, words: [])], start: mediaTime(startFrame),
-            end: mediaTime(endFrame), isPartial: true)
+            end: mediaTime(heard), isPartial: true)
     }
 
     public func endUtterance() throws -> RecognitionResult {
@@ -331,7 +382,8 @@ public final class WhisperRecognizer: Recognizer {
             hypotheses: [], start: mediaTime(start), end: mediaTime(endFrame), isPartial: false)
         // An early decode still valid (no speech since the pause) is the answer: the audio after it is
         // the silence the endpointer waited out.
-        let early = speculation.flatMap { $0.isCancelled ? nil : $0.wait(unless: { Task.isCancelled }) }
+        retirePartialDecode()
+        let early = speculation.flatMap { $0.isCancelled ? nil : (try? $0.wait(unless: { Task.isCancelled })) ?? nil }
         retireSpeculation()
         // A caller cancelled while it waited (a client that left) gets its decode stopped, not finished.
         if Task.isCancelled { throw CancellationError() }
@@ -416,6 +468,7 @@ public final class WhisperRecognizer: Recognizer {
     /// Drops the open utterance: nothing is decoded.
     public func abandonUtterance() {
         retireSpeculation()
+        retirePartialDecode()
         isOpen = false
         requestOptions = .none
         samples.removeAll(keepingCapacity: true)

@@ -47,7 +47,9 @@ import Testing
     }
 
     @Test func otherNamesAndNumbersOutOfRangeAreRefused() {
-        for text in ["", "half", "fitted:", "fitted:a", "fitted:1:2:3", "full:1"] { #expect(WhisperEncoderWindow(text) == nil) }
+        for text in ["", "half", "fitted:", "fitted:a", "fitted:1:2:3", "full:1"] {
+            #expect(WhisperEncoderWindow(text) == nil)
+        }
         #expect(throws: EarshotError.self) {
             try WhisperOptions(encoderWindow: .fitted(minimum: 0, margin: 64)).validate()
         }
@@ -130,5 +132,54 @@ import Testing
             }
         }
         #expect(!fellBack.isEmpty, "no window fitted to its audio fell back to the full window")
+    }
+}
+
+/// Issue 47: a fitted window's decode that loops stops when the loop is seen, not at its cap.
+@Suite(.computing) struct WhisperLoopStopTests {
+    @Test func aRunSaidFourTimesOverEightTokensIsALoop() {
+        #expect(WhisperSearch.endsInLoop([1, 642, 11, 642, 11, 642, 11, 642, 11]))
+        #expect(WhisperSearch.endsInLoop([9, 8, 7, 5, 6, 7, 5, 6, 7, 5, 6, 7, 5, 6, 7]))
+        #expect(WhisperSearch.endsInLoop(Array(repeating: 3, count: 8)))
+        // Three times, or a word four times, or a loop that speech has since left: not (yet) a loop.
+        #expect(!WhisperSearch.endsInLoop([642, 11, 642, 11, 642, 11]))
+        #expect(!WhisperSearch.endsInLoop(Array(repeating: 3, count: 7)))
+        #expect(!WhisperSearch.endsInLoop([642, 11, 642, 11, 642, 11, 642, 11, 13]))
+        #expect(!WhisperSearch.endsInLoop([]))
+        // Nine tokens to a run is longer than any loop looked for.
+        let nine = Array(1...9)
+        #expect(!WhisperSearch.endsInLoop(nine + nine + nine + nine))
+    }
+
+    /// "Five five" (the `real` corpus's `cards-004`) as a decode begun at the pause hears it: through
+    /// the speech's end and ``WhisperRecognizer/pauseTrail``. On the live rule's window the beam says
+    /// "5, 5, 5, …" (the 8-stream load test's slowest answer). With the fallback, the search stops on
+    /// the loop and the window is decoded again in full, to the full window's words; without it
+    /// (partial results), the window says nothing.
+    @Test func aLoopingFittedDecodeStopsAtTheLoopAndIsDoneAgainOrSaysNothing() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-loop-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let corpus = try await CorpusBuilder.build(
+            .real, options: RecipeOptions(seed: 1, scratch: folder), into: folder + "/real")
+        let entry = try #require(corpus.entries.first { $0.path.hasSuffix("cards-004.wav") })
+        let heard = Int(((try #require(entry.speechEnd)) + WhisperRecognizer.pauseTrail) * 16_000)
+        let samples = Array(try WhisperFixtures.samples(corpus.audioPath(of: entry)).prefix(heard))
+        let model = try WhisperFixtures.model()
+        let transcriber = try WhisperTranscriber(model: model)
+        let full = try samples.withUnsafeBufferPointer { try transcriber.transcribe($0) }
+        let fitted = try samples.withUnsafeBufferPointer {
+            try transcriber.transcribe($0, options: WhisperOptions(encoderWindow: .live))
+        }
+        #expect(transcriber.loopsCutShort == 1)
+        #expect(transcriber.fallbacksToFullWindow == 1)
+        #expect(fitted.map(\.text) == full.map(\.text))
+        #expect(full.map(\.text).joined() == " 5 5")
+        var provisional = WhisperOptions(encoderWindow: .live)
+        provisional.fullWindowFallback = false
+        let partial = try samples.withUnsafeBufferPointer { try transcriber.transcribe($0, options: provisional) }
+        #expect(transcriber.loopsCutShort == 2)
+        #expect(transcriber.fallbacksToFullWindow == 1)
+        #expect(partial.isEmpty, "\(partial.map(\.text))")
     }
 }

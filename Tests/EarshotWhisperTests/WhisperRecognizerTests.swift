@@ -25,7 +25,9 @@ import Testing
     }
 
     /// Feeds `samples` from frame 0 in pieces of `piece`, asking for a partial result after each; every
-    /// one given, with the seconds of audio fed when it came.
+    /// one given, with the seconds of audio fed when it came. A partial decode begun on a thread of its
+    /// own (``WhisperRecognizer/PartialPacing/sharingTime``) is waited for before the next piece, so its
+    /// text is taken in at the next call whatever the machine's speed.
     static func partials(_ recognizer: WhisperRecognizer, _ samples: [Float], piece: Int = 8_000) throws
         -> [(seconds: Double, result: RecognitionResult)]
     {
@@ -37,6 +39,7 @@ import Testing
                 AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
             offset = end
             if let partial = try recognizer.partialResult() { partials.append((Double(offset) / 16_000, partial)) }
+            recognizer.awaitPartialDecode()
         }
         return partials
     }
@@ -110,6 +113,34 @@ import Testing
         recognizer.speechPaused(at: Self.speechEnd(heardThrough: silence.count))
         #expect(try recognizer.endUtterance().hypotheses.isEmpty)
         #expect(recognizer.earlyDecodes.begun == 2)
+    }
+
+    /// Issue 47: a live stream's partial decode runs on a thread of its own, so the stream goes on being
+    /// read; a pause seen meanwhile stops it, and the decode begun there is the answer. Partial decodes
+    /// after the pause's are never begun, and an utterance left with a partial decode under way stops it.
+    @Test func aPartialDecodeUnderWayGivesWayToThePausesDecode() throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        let trail = [Float](repeating: 0, count: 13_600)
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model())
+        try recognizer.startUtterance()
+        try feed(recognizer, samples, from: 0)
+        // Begins a partial decode of the whole clip and returns at once, before its text.
+        #expect(try recognizer.partialResult() == nil)
+        recognizer.speechPaused(at: MediaTime(frame: Int64(samples.count), sampleRate: 16_000))
+        try feed(recognizer, trail, from: Int64(samples.count))
+        #expect(recognizer.earlyDecodes.begun == 1)
+        _ = try recognizer.partialResult()
+        let final = try recognizer.endUtterance()
+        #expect(final.text == Self.expected)
+        #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 1, used: 1, stopped: 0))
+
+        try recognizer.startUtterance()
+        try feed(recognizer, samples, from: 0)
+        _ = try recognizer.partialResult()
+        recognizer.abandonUtterance()
+        try recognizer.startUtterance()
+        try feed(recognizer, samples, from: 0)
+        #expect(try recognizer.endUtterance().text == Self.expected)
     }
 
     /// Issue 47: the decode begun at a pause hears the same audio however late the pause was seen (a

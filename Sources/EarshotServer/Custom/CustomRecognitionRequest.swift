@@ -50,7 +50,7 @@ final class CustomRecognitionRequest<R: GrammarRecognizer>: RequestAudio, Multip
         try reader.feed(bytes, into: self, kind: "multipart", variables: "Content-Type")
     }
 
-    func partialText() throws -> String? { try session?.partialText() }
+    func partialResult() throws -> RecognitionResult? { try session?.partialResult() }
 
     func finish() throws -> RecognitionResult {
         try reader.finish(kind: "multipart", variables: "Content-Type")

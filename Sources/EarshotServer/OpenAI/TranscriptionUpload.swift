@@ -62,7 +62,7 @@ final class TranscriptionUpload<R: Recognizer>: RequestAudio, MultipartParts {
         try reader.feed(bytes, into: self, kind: "multipart/form-data", variables: "file")
     }
 
-    func partialText() throws -> String? { try session?.partialText() }
+    func partialResult() throws -> RecognitionResult? { try session?.partialResult() }
 
     func finish() throws -> RecognitionResult {
         try reader.finish(kind: "multipart/form-data", variables: "file")

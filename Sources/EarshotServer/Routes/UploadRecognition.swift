@@ -147,11 +147,11 @@ struct UploadRecognition: Sendable {
                             start = end
                         } while start < bytes.count
                         activity.decoded(audioTime: recognizing.audioTime)
-                        if let onPartial, let text = try meter.measure({ try recognizing.partialText() }),
-                            text != lastPartial
+                        if let onPartial, let partial = try meter.measure({ try recognizing.partialResult() }),
+                            partial.text != lastPartial
                         {
-                            lastPartial = text
-                            onPartial(text, recognizing.audioTime)
+                            lastPartial = partial.text
+                            onPartial(partial.text, partial.end.seconds)
                         }
                     }
                     // The chunks gathered before the lease go in as one: they arrived over the time the

@@ -110,8 +110,8 @@ final class RecognitionSession<R: Recognizer> {
     }
 
     /// The best hypothesis so far, or nil.
-    func partialText() throws -> String? {
-        try recognizer.partialResult()?.text
+    func partialResult() throws -> RecognitionResult? {
+        try recognizer.partialResult()
     }
 
     /// Gives the recognizer a request's options for this utterance (before ``finish()``).

@@ -10,8 +10,9 @@ protocol RequestAudio: AnyObject {
     var audioTime: Double { get }
     /// Handles the next chunk of the body.
     func consume(_ bytes: [UInt8]) throws
-    /// The best hypothesis so far, or nil.
-    func partialText() throws -> String?
+    /// The best hypothesis so far, or nil; its end is the audio its text was heard in (a recognizer that
+    /// decodes beside the stream answers for audio a little behind ``audioTime``).
+    func partialResult() throws -> RecognitionResult?
     /// The body has ended: the final result.
     func finish() throws -> RecognitionResult
     /// Gives up after an error, leaving the recognizer with no open utterance.

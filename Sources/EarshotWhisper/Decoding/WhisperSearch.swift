@@ -38,6 +38,9 @@ struct WhisperSearch {
         /// Best first.
         var hypotheses: [Hypothesis]
         var noSpeechProbability: Float
+        /// Whether the search stopped because its best hypothesis was looping (``endsInLoop(_:)``), when
+        /// asked to.
+        var looped = false
     }
 
     enum Strategy: Equatable {
@@ -86,7 +89,14 @@ struct WhisperSearch {
     /// after the start token, as if generated, and the hypothesis holds only what follows them (the
     /// `prefix` of faster-whisper's `transcribe`, used for partial results that extend the text two
     /// decodes agreed on).
-    func run(prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil, forced: [Int] = []) throws -> Result {
+    ///
+    /// With `stopsOnLoop` (greedy or beam search), the search ends as soon as its best hypothesis loops
+    /// (``endsInLoop(_:)``) and says so: for a decode that will be done again another way when it loops
+    /// (a fitted window's), every step after the loop is seen is wasted.
+    func run(
+        prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil, forced: [Int] = [],
+        stopsOnLoop: Bool = false
+    ) throws -> Result {
         if !forced.isEmpty, strategy != .greedy {
             throw EarshotError(.invalidParameter, "whisper: a forced prefix is decoded by greedy search only")
         }
@@ -124,15 +134,42 @@ struct WhisperSearch {
             try checkCancellation()
             decoder.run(tokens: forced, perHypothesis: forced.count, logitRows: [forced.count - 1])
         }
-        let hypotheses: [Hypothesis]
         switch strategy {
-        case .greedy: hypotheses = [try greedy(maxSteps: maxSteps, after: forced)]
-        case .beam(let size, let patience): hypotheses = try beam(size: size, patience: patience, maxSteps: maxSteps)
+        case .greedy:
+            let (hypothesis, looped) = try greedy(maxSteps: maxSteps, after: forced, stopsOnLoop: stopsOnLoop)
+            return Result(hypotheses: [hypothesis], noSpeechProbability: noSpeech, looped: looped)
+        case .beam(let size, let patience):
+            let (hypotheses, looped) = try beam(
+                size: size, patience: patience, maxSteps: maxSteps, stopsOnLoop: stopsOnLoop)
+            return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech, looped: looped)
         case .sample(let temperature, let count, let seed):
-            hypotheses = try sample(temperature: temperature, count: count, seed: seed, maxSteps: maxSteps)
+            let hypotheses = try sample(temperature: temperature, count: count, seed: seed, maxSteps: maxSteps)
+            return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech)
         }
-        return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech)
     }
+
+    /// Whether `tokens` end in a loop: the same run of one to ``loopUnitLimit`` tokens said
+    /// ``loopRepeats`` times in a row, at least ``loopTokens`` tokens in all ("5, 5, 5, 5, 5,", " M is. M
+    /// is. M is. M is."). Whisper's failure on a window it cannot place an end in; speech seldom says a
+    /// phrase four times over, and a decode that stops here is done again, not dropped.
+    static func endsInLoop(_ tokens: [Int]) -> Bool {
+        for unit in 1...loopUnitLimit {
+            let span = unit * loopRepeats
+            guard span <= tokens.count else { break }
+            guard span >= loopTokens else { continue }
+            let tail = tokens[(tokens.count - span)...]
+            let first = tail.startIndex
+            if tail.indices.allSatisfy({ $0 < first + unit || tokens[$0] == tokens[$0 - unit] }) { return true }
+        }
+        return false
+    }
+
+    /// The longest run ``endsInLoop(_:)`` looks for, in tokens.
+    static let loopUnitLimit = 8
+    /// How many times in a row a run is said before ``endsInLoop(_:)`` calls it a loop.
+    static let loopRepeats = 4
+    /// The fewest tokens a loop spans: a word said four times is not yet one ("no no no no").
+    static let loopTokens = 8
 
     private func finish(_ tokens: [Int], _ logProbability: Float, bias: Float, _ perToken: [Float]) -> Hypothesis {
         let length = Float(tokens.count)
@@ -165,7 +202,7 @@ struct WhisperSearch {
     }
 
     /// `forced`: tokens already run, which the filter counts as generated.
-    private func greedy(maxSteps: Int, after forced: [Int]) throws -> Hypothesis {
+    private func greedy(maxSteps: Int, after forced: [Int], stopsOnLoop: Bool) throws -> (Hypothesis, looped: Bool) {
         let vocabulary = filter.tokenizer.count
         var tokens: [Int] = []
         var generated = forced
@@ -183,13 +220,16 @@ struct WhisperSearch {
             tokens.append(best)
             generated.append(best)
             perToken.append(row[best])
+            if stopsOnLoop, Self.endsInLoop(tokens) { return (finish(tokens, sum, bias: biasSum, perToken), true) }
             if step + 1 == maxSteps { break }
             decoder.run(tokens: [best], perHypothesis: 1, logitRows: [0])
         }
-        return finish(tokens, sum, bias: biasSum, perToken)
+        return (finish(tokens, sum, bias: biasSum, perToken), false)
     }
 
-    private func beam(size: Int, patience: Double, maxSteps: Int) throws -> [Hypothesis] {
+    private func beam(size: Int, patience: Double, maxSteps: Int, stopsOnLoop: Bool) throws -> (
+        [Hypothesis], looped: Bool
+    ) {
         let tokenizer = filter.tokenizer
         let vocabulary = tokenizer.count
         let candidates = 2 * size
@@ -249,11 +289,15 @@ struct WhisperSearch {
                 parents.append(chosen.beam)
             }
             if isLast || finished.count >= wanted { break }
+            // The likeliest beam looping: the hypotheses so far, best first, and the loop said.
+            if stopsOnLoop, let first = next.first, Self.endsInLoop(first.tokens) {
+                return (finished.sorted { $0.score > $1.score }, true)
+            }
             beams = next
             decoder.reorder(parents)
             decoder.run(tokens: beams.map { $0.tokens.last! }, perHypothesis: 1, logitRows: Array(0..<beams.count))
         }
-        return finished.sorted { $0.score > $1.score }
+        return (finished.sorted { $0.score > $1.score }, false)
     }
 
     private func sample(temperature: Double, count: Int, seed: UInt64, maxSteps: Int) throws -> [Hypothesis] {

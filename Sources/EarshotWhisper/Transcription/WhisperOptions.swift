@@ -79,6 +79,12 @@ public struct WhisperOptions: Sendable, Equatable {
     /// decode after the utterance has ended, as a file's, uses ``encoderWindow``; partial results always
     /// use the fitted rule: they are provisional. A transcriber ignores it.
     public var liveEncoderWindow: WhisperEncoderWindow
+    /// Whether a fitted window whose decode loops, is improbable, hears no speech or says nothing is
+    /// decoded again over the full window (the default: a result's words). Without it — a
+    /// ``WhisperRecognizer``'s partial results, whose text is provisional and which another decode
+    /// follows within a second — a loop gives the window no text and anything else stands as decoded,
+    /// where the full window's encoding would cost more than the partial decode itself.
+    public var fullWindowFallback = true
     /// Text tokens the first window's decode must begin with, continued rather than decoded again
     /// (faster-whisper's `prefix`, as tokens): greedy decoding only (`beamSize` 1, `temperatures`
     /// `[0]`), at most a quarter of the model's text context. How a ``WhisperRecognizer``'s

@@ -50,6 +50,8 @@ public final class WhisperTranscriber {
     public private(set) var language: WhisperLanguage?
     /// Fitted windows decoded again in full (their first decode looped, was improbable, or said nothing).
     public private(set) var fallbacksToFullWindow = 0
+    /// Fitted windows whose decode was stopped on a loop (``WhisperSearch/endsInLoop(_:)``) before its cap.
+    public private(set) var loopsCutShort = 0
 
     /// Mel frames per second (10 ms hop) and per timestamp token (20 ms).
     static let framesPerSecond = 100.0
@@ -155,14 +157,21 @@ public final class WhisperTranscriber {
                 // is encoded again in full and decoded as any other (BENCHMARKS.md, "a shorter encoder window").
                 // A loop is cut short: speech is a few tokens a second, so a decode still going at ten
                 // a second (and 16 more) is looping, and the full window will decode the audio anyway.
+                // The search also stops as soon as its likeliest hypothesis repeats itself
+                // (``WhisperSearch/endsInLoop(_:)``): most loops are seen within a dozen tokens.
                 var once = options
                 once.temperatures = Array(options.temperatures.prefix(1))
                 let cap = 16 + 10 * size / Int(Self.framesPerSecond)
                 decoded = try decodeWithFallback(
-                    search: search, prompt: prompt, seed: UInt64(seek), options: once, maxSteps: cap, forced: forced)
+                    search: search, prompt: prompt, seed: UInt64(seek), options: once, maxSteps: cap, forced: forced,
+                    stopsOnLoop: true)
                 let saysNothing = !(forced + decoded.tokens).contains { $0 < tokenizer.endOfText }
-                let looped = decoded.tokens.count >= cap - 1
-                if looped || needsFallback(decoded, options: options) || saysNothing
+                let looped = decoded.looped || decoded.tokens.count >= cap - 1
+                if decoded.looped { loopsCutShort += 1 }
+                if !options.fullWindowFallback {
+                    // Provisional text: a loop says nothing; anything else stands as decoded.
+                    if looped { decoded.tokens = [] }
+                } else if looped || needsFallback(decoded, options: options) || saysNothing
                     || isSilent(decoded, options: options)
                 {
                     fallbacksToFullWindow += 1
@@ -298,6 +307,8 @@ public final class WhisperTranscriber {
         var noSpeech: Float
         var temperature: Double
         var compressionRatio: Double
+        /// The search stopped on a loop (``WhisperSearch/Result/looped``).
+        var looped = false
     }
 
     /// Whether a decode compresses too well: text looping on itself.
@@ -332,7 +343,7 @@ public final class WhisperTranscriber {
     /// decode's tokens are what follows them.
     private func decodeWithFallback(
         search: WhisperSearch, prompt: [Int], seed: UInt64, options: WhisperOptions, maxSteps: Int? = nil,
-        forced: [Int] = []
+        forced: [Int] = [], stopsOnLoop: Bool = false
     ) throws -> Decoded {
         var all: [Decoded] = []
         var notRepetitive: [Decoded] = []
@@ -344,7 +355,8 @@ public final class WhisperTranscriber {
                 temperature > 0
                 ? .sample(temperature: temperature, count: options.bestOf, seed: seed &* 1_000_003 &+ UInt64(attempt))
                 : (options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
-            let result = try search.run(prompt: prompt, strategy: strategy, maxSteps: maxSteps, forced: forced)
+            let result = try search.run(
+                prompt: prompt, strategy: strategy, maxSteps: maxSteps, forced: forced, stopsOnLoop: stopsOnLoop)
             let best =
                 result.hypotheses.first
                 ?? WhisperSearch.Hypothesis(tokens: [], logProbability: 0, bias: 0, score: 0, tokenLogProbabilities: [])
@@ -356,7 +368,8 @@ public final class WhisperTranscriber {
                 noSpeech: result.noSpeechProbability,
                 temperature: temperature,
                 compressionRatio: Self.compressionRatio(
-                    model.tokenizer.decode(best.tokens).trimmingCharacters(in: .whitespaces)))
+                    model.tokenizer.decode(best.tokens).trimmingCharacters(in: .whitespaces)),
+                looped: result.looped)
             all.append(decoded)
             if !isRepetitive(decoded, options: options) { notRepetitive.append(decoded) }
             if !needsFallback(decoded, options: options) { return decoded }
