@@ -56,6 +56,12 @@ public protocol Recognizer {
     /// detector's CPU. The default is false.
     var beginsFinalDecodeOnPause: Bool { get }
 
+    /// Whether the open utterance's audio arrives at the speaker's pace (assumed until said otherwise):
+    /// a recognizer may then decode partial results beside the stream, not on its reading, so that a
+    /// pause is seen when it comes. Audio sent faster (a file uploaded at once) gets partial decodes in
+    /// turn with its audio, or none would end before it does. The default does nothing.
+    mutating func noteStreamPace(isLive: Bool)
+
     /// How the final decodes begun at pauses went, over the recognizer's life. The default is zero.
     var earlyDecodes: EarlyDecodeTally { get }
 
@@ -80,6 +86,8 @@ extension Recognizer {
     public var earlyDecodes: EarlyDecodeTally { EarlyDecodeTally() }
 
     public mutating func speechResumed() {}
+
+    public mutating func noteStreamPace(isLive: Bool) {}
 
     /// Takes nothing; refuses a language but English and a translation: this recognizer hears English
     /// and writes what it hears (never a silent English decode of another language).

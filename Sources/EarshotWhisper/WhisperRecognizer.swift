@@ -71,8 +71,10 @@ public final class WhisperRecognizer: Recognizer {
     private var confirmed: [Int] = []
     /// The final decode begun when the speaker paused (``speechPaused(at:)``), if any.
     private var speculation: WhisperBackgroundDecode?
-    /// The partial decode under way on a thread of its own (``PartialPacing/sharingTime``), if any.
+    /// The partial decode under way on a thread of its own (``PartialPacing/sharingTime``, live), if any.
     private var partialDecode: WhisperBackgroundDecode?
+    /// Whether the open utterance's audio arrives at the speaker's pace (``noteStreamPace(isLive:)``).
+    private var streamIsLive = true
     /// The frame through which a pause's early decode hears the utterance, until audio reaches it.
     private var pendingPause: Int64?
     /// Silence after the speech's end that the decode begun at a pause hears, in seconds: the same
@@ -118,6 +120,7 @@ public final class WhisperRecognizer: Recognizer {
         retireSpeculation()
         retirePartialDecode()
         isOpen = true
+        streamIsLive = true
         samples.removeAll(keepingCapacity: true)
         startFrame = nil
         peak = 0
@@ -215,6 +218,8 @@ public final class WhisperRecognizer: Recognizer {
 
     public var beginsFinalDecodeOnPause: Bool { true }
 
+    public func noteStreamPace(isLive: Bool) { streamIsLive = isLive }
+
     /// Speech again after ``speechPaused(at:)``: the early decode stops at its next check and is
     /// dropped (or is not begun).
     public func speechResumed() {
@@ -256,8 +261,9 @@ public final class WhisperRecognizer: Recognizer {
         guard isOpen else {
             throw EarshotError(.invalidParameter, "Whisper: no utterance is open; call startUtterance() first")
         }
-        // A partial decode on its own thread that has ended: its text is taken in.
-        if let running = partialDecode, running.isDone { try takePartialDecode() }
+        // A partial decode on its own thread that has ended is taken in; so is one under way once the
+        // audio turns out faster than real time, waited for as the decodes that follow it will be.
+        if let running = partialDecode, running.isDone || !streamIsLive { try takePartialDecode() }
         // While the speaker pauses (the decode begun there awaited or under way), the text agreed so far
         // stands: no words are coming, and the pause's decode needs the transcriber.
         if pendingPause != nil { return agreedResult() }
@@ -291,8 +297,9 @@ public final class WhisperRecognizer: Recognizer {
         if samples.count <= Self.maxSpeculativeSamples, confirmed.count <= model.dimensions.textContext / 4 {
             options.prefix = confirmed
         }
+        let started = clock.now
         switch partialPacing {
-        case .sharingTime:
+        case .sharingTime where streamIsLive:
             // On a thread of its own, and only on a core no result needs: skipped while results wait
             // for one, and stopped when one comes to wait (the text agreed so far stands; a later call
             // tries again). The stream goes on being read meanwhile, so a pause is seen when it comes.
@@ -307,9 +314,25 @@ public final class WhisperRecognizer: Recognizer {
                     }
                 }
             }
+        case .sharingTime:
+            // Audio faster than real time (a file uploaded at once): the decode holds the reading, or
+            // the audio would end before any did; still only on a core no result needs.
+            let decoded: [WhisperSegment]?
+            do {
+                decoded = try slots.runProvisional { resultWaiting in
+                    try samples.withUnsafeBufferPointer {
+                        try transcriber.transcribe(
+                            $0, options: options, isCancelled: { Task.isCancelled || resultWaiting() })
+                    }
+                }
+            } catch let error as EarshotError where error.code == .canceled && !Task.isCancelled {
+                decoded = nil
+            }
+            if let decoded {
+                notePartial(decoded, decodedSamples: samples.count, timing: (clock.now, clock.now - started))
+            }
         case .everySecondOfAudio:
             // The same partials whatever the load: each waits its turn for a core, as a result does.
-            let started = clock.now
             let segments = try transcriber.transcribeAsResult(
                 samples, options: options, slots: slots, isCancelled: { Task.isCancelled })
             notePartial(segments, decodedSamples: samples.count, timing: (clock.now, clock.now - started))

@@ -143,6 +143,29 @@ import Testing
         #expect(try recognizer.endUtterance().text == Self.expected)
     }
 
+    /// Audio faster than real time (a file uploaded at once, ``Recognizer/noteStreamPace(isLive:)``):
+    /// partial decodes run in turn with the audio, each ended when ``WhisperRecognizer/partialResult()``
+    /// returns, so the text agreed comes before the audio ends.
+    @Test func aStreamFasterThanRealTimeGetsPartialDecodesInTurn() throws {
+        let samples = try WhisperFixtures.samples(Self.clip)
+        // Cores of its own: other tests' final decodes would make partial decodes give way.
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model(), slots: ComputeSlots(count: 1))
+        try recognizer.startUtterance()
+        recognizer.noteStreamPace(isLive: false)
+        var given: [String] = []
+        var offset = 0
+        while offset < samples.count {
+            let end = min(offset + 8_000, samples.count)
+            try recognizer.accept(
+                AudioBuffer(format: .wideband, samples: Array(samples[offset..<end]), startFrame: Int64(offset)))
+            offset = end
+            if let partial = try recognizer.partialResult() { given.append(partial.text) }
+        }
+        #expect(recognizer.partialDecodes >= 2)
+        #expect(!given.isEmpty, "no partial result before the end")
+        #expect(try recognizer.endUtterance().text == Self.expected)
+    }
+
     /// Issue 47: the decode begun at a pause hears the same audio however late the pause was seen (a
     /// client's 0.1 s chunks, or its 0.4 s ones): the speech and ``WhisperRecognizer/pauseTrail`` of
     /// what follows it, so the same result to its last probability.

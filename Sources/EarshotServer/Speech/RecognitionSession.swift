@@ -104,6 +104,7 @@ final class RecognitionSession<R: Recognizer> {
         results.removeAll()
         try chain.process(bytes, into: &results)
         pace.arrived(through: audioTime)
+        recognizer.noteStreamPace(isLive: pace.isLive)
         for change in chain.second.second.first.takePauseChanges() {
             recognizer.notePauseChange(change, live: pace.isLive)
         }
