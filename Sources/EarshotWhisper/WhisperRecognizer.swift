@@ -307,24 +307,15 @@ public final class WhisperRecognizer: Recognizer {
             let (slots, options) = (slots, options)
             partialDecode = WhisperBackgroundDecode(samples: samples, name: "earshot-whisper-partial") {
                 samples, isCancelled in
-                try slots.runProvisional { resultWaiting in
-                    try samples.withUnsafeBufferPointer {
-                        try transcriber.transcribe(
-                            $0, options: options, isCancelled: { isCancelled() || resultWaiting() })
-                    }
-                }
+                try transcriber.transcribeProvisionally(samples, options: options, slots: slots, stop: isCancelled)
             }
         case .sharingTime:
             // Audio faster than real time (a file uploaded at once): the decode holds the reading, or
             // the audio would end before any did; still only on a core no result needs.
             let decoded: [WhisperSegment]?
             do {
-                decoded = try slots.runProvisional { resultWaiting in
-                    try samples.withUnsafeBufferPointer {
-                        try transcriber.transcribe(
-                            $0, options: options, isCancelled: { Task.isCancelled || resultWaiting() })
-                    }
-                }
+                decoded = try transcriber.transcribeProvisionally(
+                    samples, options: options, slots: slots, stop: { Task.isCancelled })
             } catch let error as EarshotError where error.code == .canceled && !Task.isCancelled {
                 decoded = nil
             }
@@ -501,6 +492,18 @@ public final class WhisperRecognizer: Recognizer {
 }
 
 extension WhisperTranscriber {
+    /// `samples` transcribed as provisional text: only on one of `slots` no result needs (nil at once
+    /// when none is), stopped (`.canceled`) when `stop` says so or a result comes to wait for the slot.
+    func transcribeProvisionally(
+        _ samples: [Float], options: WhisperOptions, slots: ComputeSlots, stop: @escaping () -> Bool
+    ) throws -> [WhisperSegment]? {
+        try slots.runProvisional { resultWaiting in
+            try samples.withUnsafeBufferPointer {
+                try transcribe($0, options: options, isCancelled: { stop() || resultWaiting() })
+            }
+        }
+    }
+
     /// `samples` transcribed as a result's decode: once one of `slots` is free, in order of arrival.
     /// Throws `.canceled` when `isCancelled` says so, while it waits or while it decodes.
     func transcribeAsResult(
