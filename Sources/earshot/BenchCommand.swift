@@ -13,7 +13,8 @@ struct Bench: AsyncParsableCommand {
         abstract: "Load-test a recognition service (or the embedded recognizer) with live-paced streams.",
         discussion: """
             Replays the utterances of a labelled corpus at real-time pace as N concurrent streaming \
-            sessions (the speech client: endpointing, Speex, chunked upload; for an OpenAI-compatible \
+            sessions (the speech client as listen runs it: its detector, Silero when installed, and \
+            endpointing, Speex, chunked upload; for an OpenAI-compatible \
             service, each endpointed utterance posted as one file; for a ws://…/v1/realtime service, \
             one Realtime session per stream, its PCM streamed and committed at the endpoint) for \
             --duration seconds per level, and reports for each N the requests completed and failed, \
@@ -56,6 +57,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "PID of the service, to report its CPU use per level (read from /proc).")
     var serverPid: Int32?
 
+    @OptionGroup(title: "The client's capture (as earshot listen's)") var captureOptions: CaptureOptions
+
     @Flag(help: "Measure the embedded recognizer alone instead of a service.")
     var embedded = false
 
@@ -81,10 +84,11 @@ struct Bench: AsyncParsableCommand {
             throw EarshotError(.invalidInput, "\(corpus): no utterance with labelled speech")
         }
         if !embedded { try recognizerOptions.refuse("without --embedded the service decodes with its own") }
+        let capture = try captureOptions.configuration()
         let recognizers =
             embedded
             ? nil
-            : try serviceOptions.liveRecognizerFactory(capture: CaptureConfiguration(), partialResults: partialResults)
+            : try serviceOptions.liveRecognizerFactory(capture: capture, partialResults: partialResults)
         let runner: @Sendable (Int) async throws -> LoadReport.Level
         if let recognizers {
             let test = LoadTest(recognizers: recognizers, utterances: utterances, speed: speed)
@@ -93,7 +97,7 @@ struct Bench: AsyncParsableCommand {
             let model = try recognizerOptions.resolve(
                 language: serviceOptions.spokenLanguage, task: serviceOptions.task)
             let test = EmbeddedLoad(
-                utterances: utterances, speed: speed, makeRecognizer: { try model.makeRecognizer() })
+                utterances: utterances, speed: speed, makeRecognizer: { try model.makeRecognizer() }, capture: capture)
             runner = { try await test.run(streams: $0, duration: duration) }
         }
         let pid = serverPid

@@ -49,12 +49,7 @@ struct Listen: AsyncParsableCommand {
             """)
 
     @OptionGroup var serviceOptions: ServiceOptions
-    @OptionGroup var endpointing: EndpointingOptions
-
-    @Option(help: VADModelOptions.detectorHelp)
-    var detector: DetectorKind?
-
-    @OptionGroup var vadModel: VADModelOptions
+    @OptionGroup var capture: CaptureOptions
 
     @Option(help: "ALSA capture device.")
     var device: String = "default"
@@ -85,11 +80,8 @@ struct Listen: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        var capture = CaptureConfiguration()
-        capture.endpointing = try endpointing.configuration()
-        (capture.detector, capture.detectorModels) = try vadModel.resolve(detector)
         let factory = try serviceOptions.liveRecognizerFactory(
-            capture: capture, partialResults: partialResults, languageModel: languageModel)
+            capture: try capture.configuration(), partialResults: partialResults, languageModel: languageModel)
         let client: any LiveRecognizer
         do {
             client = try factory.makeRecognizer()

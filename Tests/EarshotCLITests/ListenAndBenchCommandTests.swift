@@ -175,6 +175,40 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         #expect(level["failed"] as? Int == 0, "\(level)")
     }
 
+    /// `bench`'s client is `listen`'s: Silero when installed. "Rear, left" has 0.22 s between its
+    /// words; the spectral detector (the capture library's default) hears only "rear" and ends the
+    /// utterance 0.85 s after it, 0.15 s after "left" ends, where `listen` waits 0.85 s after "left". A
+    /// load test with the other client would time an endpoint no user of `listen` sees.
+    @Test func benchEndpointsWithListensDetector() throws {
+        let directory = try TemporaryDirectory("earshot-bench-client")
+        let built = try earshot(["corpus", "build", "real", "--out", directory.file("real"), "--seed", "1"])
+        #expect(built.status == 0, "\(built.standardError)")
+        let manifest = try String(contentsOfFile: directory.file("real/manifest.jsonl"), encoding: .utf8)
+        let entry = try #require(manifest.split(separator: "\n").first { $0.contains("alsa-rear-left.wav") })
+        let corpus = directory.file("rear-left")
+        try FileManager.default.createDirectory(atPath: corpus + "/audio", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: directory.file("real/audio/alsa-rear-left.wav"), toPath: corpus + "/audio/alsa-rear-left.wav")
+        try (entry + "\n").write(toFile: corpus + "/manifest.jsonl", atomically: true, encoding: .utf8)
+        let result = try earshot(
+            [
+                "bench", "--embedded", "--recognizer", "pocketsphinx", "--corpus", corpus, "--duration", "1",
+                "--speed", "2", "--json",
+            ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        let level = try #require((document["levels"] as? [[String: Any]])?.first)
+        let utterances = try #require(level["utterances"] as? [[String: Any]])
+        #expect(!utterances.isEmpty)
+        for utterance in utterances {
+            // From the labelled end of "left" to the endpoint: at least the 0.85 s of ending silence, at
+            // twice real time.
+            let latency = try #require(utterance["latency_s"] as? Double)
+            let afterEndpoint = try #require(utterance["endpoint_to_result_s"] as? Double)
+            #expect(latency - afterEndpoint >= 0.85 / 2, "\(utterance)")
+        }
+    }
+
     @Test func benchEmbeddedAndBadOptions() throws {
         let embedded = try earshot(
             ["bench", "--embedded", "--corpus", sampleCorpus, "--duration", "1", "--speed", "4"])
