@@ -13,6 +13,8 @@
 #   MODES="fitted=--live-encoder-window,fitted full=--live-encoder-window,full" live-whisper.sh
 # A NAME of the form LABEL@BINARY serves with another build of earshot (the load is always EARSHOT_BINARY's
 # bench), to compare two commits side by side, e.g. MODES="before@/tmp/old/earshot=--early-decode after=--early-decode".
+# BENCH_FLAGS gives the client's own flags (listen's endpointing), e.g.
+#   BENCH_FLAGS="--endingSilence 0.5 --endingSilenceThreshold 0.5" live-whisper.sh
 set -euo pipefail
 earshot=${1:-.build/release/earshot}
 streams=${2:-1,8}
@@ -46,7 +48,7 @@ for spec in ${MODES:-early-decode=--early-decode no-early-decode=--no-early-deco
         curl -s "http://127.0.0.1:$port/metrics" > "$work/before.txt"
         "$earshot" bench --service "http://127.0.0.1:$port/speech/v3/speechToText" --app-key bench-app \
             --secret "$secret" --corpus "$corpus" --streams "$level" --duration "$duration" --partial-results \
-            --json --server-pid "$server" > "$report"
+            --json --server-pid "$server" ${BENCH_FLAGS:-} > "$report"
         curl -s "http://127.0.0.1:$port/metrics" > "$work/after.txt"
         python3 - "$mode" "$report" "$work/before.txt" "$work/after.txt" <<'PY'
 import json, re, sys
