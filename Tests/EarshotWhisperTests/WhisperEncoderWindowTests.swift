@@ -151,6 +151,20 @@ import Testing
         #expect(!WhisperSearch.endsInLoop(nine + nine + nine + nine))
     }
 
+    /// A loop that begins the text says its first word without the leading space and the repeats with
+    /// it (a Realtime session's `cards-004` once went "5, 5, 5, 5, 7, 7, 7, 7, 10 or…" past the rule):
+    /// with the tokenizer, the space does not hide the fourth repeat. Only the space: other spellings
+    /// stay different words.
+    @Test func aLoopThatBeginsTheTextIsSeenDespiteItsFirstWordsMissingSpace() throws {
+        let tokenizer = try WhisperFixtures.model().tokenizer
+        let fives = tokenizer.encode("5, 5, 5, 5,")
+        #expect(fives.count == 8, "\(fives)")
+        #expect(!WhisperSearch.endsInLoop(fives))
+        #expect(WhisperSearch.endsInLoop(fives, tokenizer: tokenizer))
+        #expect(!WhisperSearch.endsInLoop(tokenizer.encode("Five, five, five, five,"), tokenizer: tokenizer))
+        #expect(!WhisperSearch.endsInLoop(tokenizer.encode("5, 5, 5, 6,"), tokenizer: tokenizer))
+    }
+
     /// "Five five" (the `real` corpus's `cards-004`) as a decode begun at the pause hears it: through
     /// the speech's end and ``WhisperRecognizer/pauseTrail``. On the live rule's window the beam says
     /// "5, 5, 5, …" (the 8-stream load test's slowest answer). With the fallback, the search stops on

@@ -38,7 +38,7 @@ struct WhisperSearch {
         /// Best first.
         var hypotheses: [Hypothesis]
         var noSpeechProbability: Float
-        /// Whether the search stopped because its best hypothesis was looping (``endsInLoop(_:)``), when
+        /// Whether the search stopped because its best hypothesis was looping (``endsInLoop(_:tokenizer:)``), when
         /// asked to.
         var looped = false
     }
@@ -91,7 +91,7 @@ struct WhisperSearch {
     /// decodes agreed on).
     ///
     /// With `stopsOnLoop` (greedy or beam search), the search ends as soon as its best hypothesis loops
-    /// (``endsInLoop(_:)``) and says so: for a decode that will be done again another way when it loops
+    /// (``endsInLoop(_:tokenizer:)``) and says so: for a decode that will be done again another way when it loops
     /// (a fitted window's), every step after the loop is seen is wasted.
     func run(
         prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil, forced: [Int] = [],
@@ -152,21 +152,34 @@ struct WhisperSearch {
     /// ``loopRepeats`` times in a row, at least ``loopTokens`` tokens in all ("5, 5, 5, 5, 5,", " M is. M
     /// is. M is. M is."). Whisper's failure on a window it cannot place an end in; speech seldom says a
     /// phrase four times over, and a decode that stops here is done again, not dropped.
-    static func endsInLoop(_ tokens: [Int]) -> Bool {
+    ///
+    /// With a `tokenizer`, two text tokens that differ only by a leading space count as the same: a loop
+    /// that begins the text says its first word without the space and every repeat with it ("5, 5, 5,
+    /// 5," is `5` `,` ` 5` `,` …), which would otherwise go on a fifth time before it is seen.
+    static func endsInLoop(_ tokens: [Int], tokenizer: WhisperTokenizer? = nil) -> Bool {
+        func same(_ a: Int, _ b: Int) -> Bool {
+            guard a != b else { return true }
+            guard let tokenizer, a < tokenizer.endOfText, b < tokenizer.endOfText else { return false }
+            func spaceless(_ token: Int) -> Substring {
+                let text = tokenizer.decode([token])
+                return text.hasPrefix(" ") ? text.dropFirst() : text[...]
+            }
+            return spaceless(a) == spaceless(b)
+        }
         for unit in 1...loopUnitLimit {
             let span = unit * loopRepeats
             guard span <= tokens.count else { break }
             guard span >= loopTokens else { continue }
             let tail = tokens[(tokens.count - span)...]
             let first = tail.startIndex
-            if tail.indices.allSatisfy({ $0 < first + unit || tokens[$0] == tokens[$0 - unit] }) { return true }
+            if tail.indices.allSatisfy({ $0 < first + unit || same(tokens[$0], tokens[$0 - unit]) }) { return true }
         }
         return false
     }
 
-    /// The longest run ``endsInLoop(_:)`` looks for, in tokens.
+    /// The longest run ``endsInLoop(_:tokenizer:)`` looks for, in tokens.
     static let loopUnitLimit = 8
-    /// How many times in a row a run is said before ``endsInLoop(_:)`` calls it a loop.
+    /// How many times in a row a run is said before ``endsInLoop(_:tokenizer:)`` calls it a loop.
     static let loopRepeats = 4
     /// The fewest tokens a loop spans: a word said four times is not yet one ("no no no no").
     static let loopTokens = 8
@@ -220,7 +233,9 @@ struct WhisperSearch {
             tokens.append(best)
             generated.append(best)
             perToken.append(row[best])
-            if stopsOnLoop, Self.endsInLoop(tokens) { return (finish(tokens, sum, bias: biasSum, perToken), true) }
+            if stopsOnLoop, Self.endsInLoop(tokens, tokenizer: filter.tokenizer) {
+                return (finish(tokens, sum, bias: biasSum, perToken), true)
+            }
             if step + 1 == maxSteps { break }
             decoder.run(tokens: [best], perHypothesis: 1, logitRows: [0])
         }
@@ -290,7 +305,7 @@ struct WhisperSearch {
             }
             if isLast || finished.count >= wanted { break }
             // The likeliest beam looping: the hypotheses so far, best first, and the loop said.
-            if stopsOnLoop, let first = next.first, Self.endsInLoop(first.tokens) {
+            if stopsOnLoop, let first = next.first, Self.endsInLoop(first.tokens, tokenizer: tokenizer) {
                 return (finished.sorted { $0.score > $1.score }, true)
             }
             beams = next

@@ -50,7 +50,7 @@ public final class WhisperTranscriber {
     public private(set) var language: WhisperLanguage?
     /// Fitted windows decoded again in full (their first decode looped, was improbable, or said nothing).
     public private(set) var fallbacksToFullWindow = 0
-    /// Fitted windows whose decode was stopped on a loop (``WhisperSearch/endsInLoop(_:)``) before its cap.
+    /// Fitted windows whose decode was stopped on a loop (``WhisperSearch/endsInLoop(_:tokenizer:)``) before its cap.
     public private(set) var loopsCutShort = 0
 
     /// Mel frames per second (10 ms hop) and per timestamp token (20 ms).
@@ -158,7 +158,7 @@ public final class WhisperTranscriber {
                 // A loop is cut short: speech is a few tokens a second, so a decode still going at ten
                 // a second (and 16 more) is looping, and the full window will decode the audio anyway.
                 // The search also stops as soon as its likeliest hypothesis repeats itself
-                // (``WhisperSearch/endsInLoop(_:)``): most loops are seen within a dozen tokens.
+                // (``WhisperSearch/endsInLoop(_:tokenizer:)``): most loops are seen within a dozen tokens.
                 var once = options
                 once.temperatures = Array(options.temperatures.prefix(1))
                 let cap = 16 + 10 * size / Int(Self.framesPerSecond)
