@@ -35,8 +35,9 @@ public struct EmbeddedLoad: Sendable {
         self.capture = capture
     }
 
+    /// Each stream replays for `duration` seconds from when its recognizer is ready (a model that takes
+    /// long to load on a busy machine does not eat the level's time), and at least one utterance.
     public func run(streams: Int, duration: Double) async throws -> LoadReport.Level {
-        let deadline = ContinuousClock.now + .seconds(duration)
         let utterances = self.utterances
         let speed = self.speed
         let makeRecognizer = self.makeRecognizer
@@ -46,9 +47,10 @@ public struct EmbeddedLoad: Sendable {
         let samples = try await withThrowingTaskGroup(of: [LoadTest.Sample].self) { group in
             for stream in 0..<streams {
                 group.addTask(executorPreference: BlockingExecutor.current) {
-                    try await Self.stream(
-                        from: stream, of: utterances, recognizer: try makeRecognizer(), speed: speed,
-                        capture: capture, until: deadline)
+                    let recognizer = try makeRecognizer()
+                    return try await Self.stream(
+                        from: stream, of: utterances, recognizer: recognizer, speed: speed, capture: capture,
+                        until: ContinuousClock.now + .seconds(duration))
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
@@ -56,8 +58,8 @@ public struct EmbeddedLoad: Sendable {
         return LoadReport.Level(streams: streams, samples: samples)
     }
 
-    /// One stream: utterances from `first` on, in turn, until `deadline` (opened for the recognizer's
-    /// own type, SE-0352).
+    /// One stream: utterances from `first` on, in turn, until `deadline` and at least one (opened for the
+    /// recognizer's own type, SE-0352).
     static func stream<R: Recognizer>(
         from first: Int, of utterances: [LoadTest.Utterance], recognizer: R, speed: Double,
         capture: CaptureConfiguration, until deadline: ContinuousClock.Instant
@@ -65,12 +67,12 @@ public struct EmbeddedLoad: Sendable {
         var recognizer = recognizer
         var samples: [LoadTest.Sample] = []
         var index = first
-        while ContinuousClock.now < deadline {
+        repeat {
             samples.append(
                 try await decode(
                     utterances[index % utterances.count], recognizer: &recognizer, speed: speed, capture: capture))
             index += 1
-        }
+        } while ContinuousClock.now < deadline
         return samples
     }
 
