@@ -201,11 +201,13 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
         let utterances = try #require(level["utterances"] as? [[String: Any]])
         #expect(!utterances.isEmpty)
         for utterance in utterances {
-            // From the labelled end of "left" to the endpoint: at least the 0.85 s of ending silence, at
-            // twice real time.
+            // From the labelled end of "left" to the endpoint, at twice real time: 0.49 s on a quiet
+            // machine (the 0.85 s of ending silence after "left"), 0.37 s under the full suite's load
+            // (the two instants are taken on a busy machine); the spectral client's 0.15 s after "left"
+            // gives 0.08 s. Half-way between them, in wall time.
             let latency = try #require(utterance["latency_s"] as? Double)
             let afterEndpoint = try #require(utterance["endpoint_to_result_s"] as? Double)
-            #expect(latency - afterEndpoint >= 0.85 / 2, "\(utterance)")
+            #expect(latency - afterEndpoint >= 0.25, "\(utterance)")
         }
     }
 
