@@ -89,6 +89,7 @@ public struct EmbeddedLoad: Sendable {
         try recognizer.startUtterance()
         var reachedEnd: ContinuousClock.Instant?
         var endpoint: ContinuousClock.Instant?
+        var endpointAt: Double?
         while endpoint == nil, let buffer = try await source.next() {
             resampled.removeAll()
             try resampler.process(buffer, into: &resampled)
@@ -98,7 +99,9 @@ public struct EmbeddedLoad: Sendable {
                 switch event {
                 case .speechEnded(let speechEnd): recognizer.speechPaused(at: speechEnd)
                 case .speechStarted: recognizer.speechResumed()
-                case .stoppedListening: endpoint = .now
+                case .stoppedListening(let at, _):
+                    endpoint = .now
+                    endpointAt = at.seconds
                 default: break
                 }
             }
@@ -107,7 +110,8 @@ public struct EmbeddedLoad: Sendable {
         let now = ContinuousClock.now
         return LoadTest.Sample(
             latency: LoadTest.seconds(now - (reachedEnd ?? now)),
-            afterEndpoint: endpoint.map { LoadTest.seconds(now - $0) }, failure: nil, partialLags: [],
+            afterEndpoint: endpoint.map { LoadTest.seconds(now - $0) }, endpointAt: endpointAt, failure: nil,
+            partialLags: [],
             transcript: result.text
         ).labelled(utterance)
     }

@@ -210,6 +210,8 @@ public struct LoadReport: Sendable {
         var transcript: String?
         var latency: Double?
         var afterEndpoint: Double?
+        var speechEnd: Double?
+        var endpointAt: Double?
         var failure: String?
         var wer: Double?
 
@@ -219,6 +221,8 @@ public struct LoadReport: Sendable {
             transcript = sample.transcript
             latency = sample.latency
             afterEndpoint = sample.afterEndpoint
+            speechEnd = sample.speechEnd
+            endpointAt = sample.endpointAt
             failure = sample.failure
             wer = sample.wordErrors.map(\.rate)
         }
@@ -226,6 +230,7 @@ public struct LoadReport: Sendable {
         enum CodingKeys: String, CodingKey {
             case path, reference, transcript, failure, wer
             case latency = "latency_s", afterEndpoint = "endpoint_to_result_s"
+            case speechEnd = "speech_end_s", endpointAt = "endpoint_at_s"
         }
 
         /// Every field is written, absent values as null.
@@ -236,6 +241,8 @@ public struct LoadReport: Sendable {
             try container.encode(transcript, forKey: .transcript)
             try container.encode(latency, forKey: .latency)
             try container.encode(afterEndpoint, forKey: .afterEndpoint)
+            try container.encode(speechEnd, forKey: .speechEnd)
+            try container.encode(endpointAt, forKey: .endpointAt)
             try container.encode(failure, forKey: .failure)
             try container.encode(wer, forKey: .wer)
         }

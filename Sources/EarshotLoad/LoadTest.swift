@@ -53,6 +53,10 @@ public struct LoadTest: Sendable {
         /// Seconds from the endpoint (capture ended, upload finishing) to the result: the service's
         /// share of ``latency``, without the endpointer's trailing-silence wait.
         public var afterEndpoint: Double? = nil
+        /// Where in the recording the client's endpointer ended the utterance, in seconds of audio: with
+        /// the labelled ``Utterance/speechEnd`` it gives the endpointer's wait in media time, which a busy
+        /// machine does not stretch.
+        public var endpointAt: Double? = nil
         public var failure: String?
         /// For each partial result, seconds between the moment its audio was captured and its arrival.
         public var partialLags: [Double]
@@ -60,6 +64,8 @@ public struct LoadTest: Sendable {
         public var path: String = ""
         public var reference: String? = nil
         public var transcript: String? = nil
+        /// The labelled end of speech in the recording, in seconds.
+        public var speechEnd: Double? = nil
 
         /// The sample's words scored against the reference; nil without a reference or a transcript.
         public var wordErrors: WordErrorRate? {
@@ -72,6 +78,7 @@ public struct LoadTest: Sendable {
             var sample = self
             sample.path = utterance.path
             sample.reference = utterance.reference
+            sample.speechEnd = utterance.speechEnd
             return sample
         }
     }
@@ -121,10 +128,12 @@ public struct LoadTest: Sendable {
         }
         var partialLags: [Double] = []
         var endpoint: ContinuousClock.Instant?
+        var endpointAt: Double?
         for await event in interaction.events {
             switch event {
-            case .stoppedListening:
+            case .stoppedListening(let at, _):
                 endpoint = .now
+                endpointAt = at.seconds
             case .partialResult(_, let audioTime):
                 if let captured = clock.instant(ofMedia: audioTime) {
                     partialLags.append(Self.seconds(ContinuousClock.now - captured))
@@ -137,7 +146,7 @@ public struct LoadTest: Sendable {
                 let now = ContinuousClock.now
                 return Sample(
                     latency: Self.seconds(now - speechEnd), afterEndpoint: endpoint.map { Self.seconds(now - $0) },
-                    failure: nil, partialLags: partialLags, transcript: event.finalText)
+                    endpointAt: endpointAt, failure: nil, partialLags: partialLags, transcript: event.finalText)
             case .failed(let error):
                 return Sample(latency: nil, failure: error.label, partialLags: partialLags)
             default:
