@@ -16,7 +16,9 @@ import Foundation
 /// live stream (``PartialPacing/sharingTime``) the partial decode runs on a thread of its own
 /// (``WhisperBackgroundDecode``): ``partialResult()`` begins it and a later call takes its text in, so
 /// the stream's reading never waits for provisional text.
-/// The final decode is independent of the partials: a file's words, whatever the partials said.
+/// The final decode is independent of the partials: a file's words, whatever the partials said, except
+/// that a window whose decode loops stops at the loop and tries the next temperature
+/// (``WhisperOptions/boundsLoops``) rather than running to half the text context at each.
 ///
 /// Decodes share the process's cores through ``ComputeSlots``: a final decode (or one begun at a
 /// pause) waits for a core in order of arrival; a partial decode runs only on a core no final decode
@@ -177,6 +179,8 @@ public final class WhisperRecognizer: Recognizer {
     /// temperature T meaning T, T + 0.2, … up to 1 (openai/whisper's fallback from T).
     private var utteranceOptions: WhisperOptions {
         var options = self.options
+        // A looping window must not hold the listener, and other streams' decodes, for seconds.
+        options.boundsLoops = true
         if let language = requestOptions.language { options.language = language }
         if let prompt = requestOptions.prompt, !prompt.isEmpty { options.initialPrompt = prompt }
         if requestOptions.translate { options.task = .translate }

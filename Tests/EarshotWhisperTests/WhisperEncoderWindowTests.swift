@@ -196,4 +196,28 @@ import Testing
         #expect(transcriber.fallbacksToFullWindow == 1)
         #expect(partial.isEmpty, "\(partial.map(\.text))")
     }
+
+    /// A live decode whose every temperature loops on the full window: "five five" prompted with
+    /// "5, 5, 5, …" (as a Realtime session's `cards-004` once looped at each temperature, answering 25 s
+    /// late; a file's decode of it runs each of the six tries to half the text context, 27.6 s of CPU).
+    /// Bounded (``WhisperOptions/boundsLoops``, as a recognizer decodes), each try stops at its loop or
+    /// at sixteen tokens and ten a second of audio, and the answer holds no more than that.
+    @Test func aBoundedDecodeStopsEveryTemperaturesLoop() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-loop-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let corpus = try await CorpusBuilder.build(
+            .real, options: RecipeOptions(seed: 1, scratch: folder), into: folder + "/real")
+        let entry = try #require(corpus.entries.first { $0.path.hasSuffix("cards-004.wav") })
+        let heard = Int(((try #require(entry.speechEnd)) + WhisperRecognizer.pauseTrail) * 16_000)
+        let samples = Array(try WhisperFixtures.samples(corpus.audioPath(of: entry)).prefix(heard))
+        let transcriber = try WhisperTranscriber(model: try WhisperFixtures.model())
+        var options = WhisperOptions(initialPrompt: "5, 5, 5, 5, 5, 5, 5, 5")
+        options.boundsLoops = true
+        let segments = try samples.withUnsafeBufferPointer { try transcriber.transcribe($0, options: options) }
+        // Beam search at 0 and sampling at every higher temperature: each stopped on its loop.
+        #expect(transcriber.loopsCutShort >= options.temperatures.count, "\(transcriber.loopsCutShort)")
+        let bound = 16 + 10 * Double(samples.count) / 16_000
+        #expect(Double(segments.flatMap(\.tokens).count) <= bound, "\(segments.map(\.text))")
+    }
 }

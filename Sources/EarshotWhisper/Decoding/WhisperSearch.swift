@@ -90,9 +90,10 @@ struct WhisperSearch {
     /// `prefix` of faster-whisper's `transcribe`, used for partial results that extend the text two
     /// decodes agreed on).
     ///
-    /// With `stopsOnLoop` (greedy or beam search), the search ends as soon as its best hypothesis loops
-    /// (``endsInLoop(_:tokenizer:)``) and says so: for a decode that will be done again another way when it loops
-    /// (a fitted window's), every step after the loop is seen is wasted.
+    /// With `stopsOnLoop`, the search ends as soon as its best hypothesis loops
+    /// (``endsInLoop(_:tokenizer:)``; sampling ends each sample at its loop) and says so: for a decode
+    /// that will be done again another way when it loops (a fitted window's, or any window's at the next
+    /// temperature), every step after the loop is seen is wasted.
     func run(
         prompt: [Int], strategy: Strategy, maxSteps requested: Int? = nil, forced: [Int] = [],
         stopsOnLoop: Bool = false
@@ -143,8 +144,9 @@ struct WhisperSearch {
                 size: size, patience: patience, maxSteps: maxSteps, stopsOnLoop: stopsOnLoop)
             return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech, looped: looped)
         case .sample(let temperature, let count, let seed):
-            let hypotheses = try sample(temperature: temperature, count: count, seed: seed, maxSteps: maxSteps)
-            return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech)
+            let (hypotheses, looped) = try sample(
+                temperature: temperature, count: count, seed: seed, maxSteps: maxSteps, stopsOnLoop: stopsOnLoop)
+            return Result(hypotheses: hypotheses, noSpeechProbability: noSpeech, looped: looped)
         }
     }
 
@@ -315,7 +317,10 @@ struct WhisperSearch {
         return (finished.sorted { $0.score > $1.score }, false)
     }
 
-    private func sample(temperature: Double, count: Int, seed: UInt64, maxSteps: Int) throws -> [Hypothesis] {
+    /// With `stopsOnLoop`, a sample that loops ends there; `looped` says whether the likeliest did.
+    private func sample(temperature: Double, count: Int, seed: UInt64, maxSteps: Int, stopsOnLoop: Bool) throws
+        -> (hypotheses: [Hypothesis], looped: Bool)
+    {
         let tokenizer = filter.tokenizer
         let vocabulary = tokenizer.count
         var random = SplitMix64(seed: seed)
@@ -325,6 +330,7 @@ struct WhisperSearch {
         var sums = [Float](repeating: 0, count: count)
         var biasSums = [Float](repeating: 0, count: count)
         var done = [Bool](repeating: false, count: count)
+        var looped = [Bool](repeating: false, count: count)
         decoder.reorder([Int](repeating: 0, count: count))
         // The first step's logits are the prompt's, one row: copied to every sample.
         for row in 1..<count { (decoder.logits + row * vocabulary).update(from: decoder.logits, count: vocabulary) }
@@ -352,13 +358,16 @@ struct WhisperSearch {
                 } else {
                     tokens[row].append(token)
                     perToken[row].append(logProbabilities[token])
+                    if stopsOnLoop, Self.endsInLoop(tokens[row], tokenizer: tokenizer) {
+                        (done[row], looped[row]) = (true, true)
+                    }
                 }
             }
             if step + 1 == maxSteps || done.allSatisfy({ $0 }) { break }
             decoder.run(tokens: chosen, perHypothesis: 1, logitRows: Array(0..<count))
         }
-        return (0..<count).map { finish(tokens[$0], sums[$0], bias: biasSums[$0], perToken[$0]) }.sorted {
-            $0.score > $1.score
-        }
+        let ranked = (0..<count).map { (finish(tokens[$0], sums[$0], bias: biasSums[$0], perToken[$0]), looped[$0]) }
+            .sorted { $0.0.score > $1.0.score }
+        return (ranked.map(\.0), ranked.first?.1 ?? false)
     }
 }

@@ -85,6 +85,14 @@ public struct WhisperOptions: Sendable, Equatable {
     /// follows within a second — a loop gives the window no text and anything else stands as decoded,
     /// where the full window's encoding would cost more than the partial decode itself.
     public var fullWindowFallback = true
+    /// Whether every window's decode is bounded as a fitted window's is: stopped when its likeliest
+    /// hypothesis loops (``WhisperSearch/endsInLoop(_:tokenizer:)``) or at sixteen tokens and ten a
+    /// second of the window's audio, and then counted as repetitive, so the next temperature is tried.
+    /// Off by default: a file's decode is faster-whisper's, which lets a loop run to half the text
+    /// context at each of the six temperatures (27.6 s of CPU for `cards-004`'s 1.7 s of "five five"
+    /// prompted with "5, 5, 5, …"). A ``WhisperRecognizer`` turns it on: a user waits for its answer,
+    /// and other streams for its core.
+    public var boundsLoops = false
     /// Text tokens the first window's decode must begin with, continued rather than decoded again
     /// (faster-whisper's `prefix`, as tokens): greedy decoding only (`beamSize` 1, `temperatures`
     /// `[0]`), at most a quarter of the model's text context. How a ``WhisperRecognizer``'s

@@ -50,7 +50,8 @@ public final class WhisperTranscriber {
     public private(set) var language: WhisperLanguage?
     /// Fitted windows decoded again in full (their first decode looped, was improbable, or said nothing).
     public private(set) var fallbacksToFullWindow = 0
-    /// Fitted windows whose decode was stopped on a loop (``WhisperSearch/endsInLoop(_:tokenizer:)``) before its cap.
+    /// Decodes stopped on a loop (``WhisperSearch/endsInLoop(_:tokenizer:)``) before their bound: a fitted
+    /// window's, or with ``WhisperOptions/boundsLoops`` any window's try at one temperature.
     public private(set) var loopsCutShort = 0
 
     /// Mel frames per second (10 ms hop) and per timestamp token (20 ms).
@@ -151,23 +152,22 @@ public final class WhisperTranscriber {
                 ? (options.withoutTimestamps ? [] : [tokenizer.timestampBegin]) + options.prefix : []
 
             var decoded: Decoded
+            // A bounded decode's most tokens: speech is a few tokens a second, so a decode still going at
+            // ten a second (and 16 more) is looping.
+            let bound = 16 + 10 * size / Int(Self.framesPerSecond)
             if fitted {
                 // A fitted window is tried once, at the first temperature. Whisper knows only 30 s windows:
                 // when the shorter one loops, is improbable, hears no speech or says nothing, the window
                 // is encoded again in full and decoded as any other (BENCHMARKS.md, "a shorter encoder window").
-                // A loop is cut short: speech is a few tokens a second, so a decode still going at ten
-                // a second (and 16 more) is looping, and the full window will decode the audio anyway.
-                // The search also stops as soon as its likeliest hypothesis repeats itself
-                // (``WhisperSearch/endsInLoop(_:tokenizer:)``): most loops are seen within a dozen tokens.
+                // A loop is cut short, at the bound or as soon as the likeliest hypothesis repeats itself
+                // (``WhisperSearch/endsInLoop(_:tokenizer:)``: most loops are seen within a dozen
+                // tokens), and the full window will decode the audio anyway.
                 var once = options
                 once.temperatures = Array(options.temperatures.prefix(1))
-                let cap = 16 + 10 * size / Int(Self.framesPerSecond)
                 decoded = try decodeWithFallback(
-                    search: search, prompt: prompt, seed: UInt64(seek), options: once, maxSteps: cap, forced: forced,
-                    stopsOnLoop: true)
+                    search: search, prompt: prompt, seed: UInt64(seek), options: once, bound: bound, forced: forced)
                 let saysNothing = !(forced + decoded.tokens).contains { $0 < tokenizer.endOfText }
-                let looped = decoded.looped || decoded.tokens.count >= cap - 1
-                if decoded.looped { loopsCutShort += 1 }
+                let looped = decoded.looped || decoded.reachedBound
                 if !options.fullWindowFallback {
                     // Provisional text: a loop says nothing; anything else stands as decoded.
                     if looped { decoded.tokens = [] }
@@ -179,11 +179,13 @@ public final class WhisperTranscriber {
                     fitted = false
                     try encode()
                     decoded = try decodeWithFallback(
-                        search: search, prompt: prompt, seed: UInt64(seek), options: options, forced: forced)
+                        search: search, prompt: prompt, seed: UInt64(seek), options: options,
+                        bound: options.boundsLoops ? bound : nil, forced: forced)
                 }
             } else {
                 decoded = try decodeWithFallback(
-                    search: search, prompt: prompt, seed: UInt64(seek), options: options, forced: forced)
+                    search: search, prompt: prompt, seed: UInt64(seek), options: options,
+                    bound: options.boundsLoops ? bound : nil, forced: forced)
             }
             decoded.tokens = forced + decoded.tokens
             if isSilent(decoded, options: options) {
@@ -309,11 +311,15 @@ public final class WhisperTranscriber {
         var compressionRatio: Double
         /// The search stopped on a loop (``WhisperSearch/Result/looped``).
         var looped = false
+        /// The search stopped at its bound of tokens.
+        var reachedBound = false
     }
 
-    /// Whether a decode compresses too well: text looping on itself.
+    /// Whether a decode compresses too well (text looping on itself), or was stopped on a loop or at its
+    /// bound before it could show it.
     private func isRepetitive(_ decoded: Decoded, options: WhisperOptions) -> Bool {
-        options.compressionRatioThreshold.map { decoded.compressionRatio > $0 } ?? false
+        decoded.looped || decoded.reachedBound
+            || (options.compressionRatioThreshold.map { decoded.compressionRatio > $0 } ?? false)
     }
 
     /// Whether a decode is to be tried again at the next temperature: too repetitive or too improbable,
@@ -340,10 +346,10 @@ public final class WhisperTranscriber {
     /// too low (unless the window is silence); if every try fails, the likeliest of those that were not
     /// repetitive.
     /// `forced` tokens are continued (``WhisperSearch/run(prompt:strategy:maxSteps:forced:)``); the
-    /// decode's tokens are what follows them.
+    /// decode's tokens are what follows them. With a `bound`, each try stops on a loop or at that many
+    /// steps, and such a try is repetitive.
     private func decodeWithFallback(
-        search: WhisperSearch, prompt: [Int], seed: UInt64, options: WhisperOptions, maxSteps: Int? = nil,
-        forced: [Int] = [], stopsOnLoop: Bool = false
+        search: WhisperSearch, prompt: [Int], seed: UInt64, options: WhisperOptions, bound: Int?, forced: [Int] = []
     ) throws -> Decoded {
         var all: [Decoded] = []
         var notRepetitive: [Decoded] = []
@@ -356,7 +362,8 @@ public final class WhisperTranscriber {
                 ? .sample(temperature: temperature, count: options.bestOf, seed: seed &* 1_000_003 &+ UInt64(attempt))
                 : (options.beamSize > 1 ? .beam(size: options.beamSize, patience: options.patience) : .greedy)
             let result = try search.run(
-                prompt: prompt, strategy: strategy, maxSteps: maxSteps, forced: forced, stopsOnLoop: stopsOnLoop)
+                prompt: prompt, strategy: strategy, maxSteps: bound, forced: forced, stopsOnLoop: bound != nil)
+            if result.looped { loopsCutShort += 1 }
             let best =
                 result.hypotheses.first
                 ?? WhisperSearch.Hypothesis(tokens: [], logProbability: 0, bias: 0, score: 0, tokenLogProbabilities: [])
@@ -369,7 +376,7 @@ public final class WhisperTranscriber {
                 temperature: temperature,
                 compressionRatio: Self.compressionRatio(
                     model.tokenizer.decode(best.tokens).trimmingCharacters(in: .whitespaces)),
-                looped: result.looped)
+                looped: result.looped, reachedBound: bound.map { best.tokens.count >= $0 - 1 } ?? false)
             all.append(decoded)
             if !isRepetitive(decoded, options: options) { notRepetitive.append(decoded) }
             if !needsFallback(decoded, options: options) { return decoded }
