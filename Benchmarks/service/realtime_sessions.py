@@ -82,7 +82,7 @@ async def session(url, key, clips, first, deadline, results):
                 clip = clips[index % len(clips)]
                 index += 1
                 record = {"clip": clip, "start_s": sent_s, "end_s": sent_s + len(clip["audio"]) / 2 / RATE,
-                          "last_word_sent": None, "text": [], "waited": False}
+                          "last_word_sent": None, "text": [], "waited": None}
                 sent.append(record)
                 for offset in range(0, len(clip["audio"]), CHUNK):
                     delay = start + sent_s - time.monotonic()
@@ -116,19 +116,20 @@ async def session(url, key, clips, first, deadline, results):
                     if record is None:
                         continue
                     record["text"].append(event["transcript"])
-                    if not record["waited"] and end >= record["start_s"] + record["clip"]["speech_end_s"] - 0.5:
-                        record["waited"] = True
-                        results["waits"].append(now - record["last_word_sent"])
+                    if record["waited"] is None and end >= record["start_s"] + record["clip"]["speech_end_s"] - 0.5:
+                        record["waited"] = now - record["last_word_sent"]
+                        results["waits"].append(record["waited"])
         finally:
             sender.cancel()
         for record in sent:
-            if record["waited"]:
+            if record["waited"] is not None:
                 reference = words(record["clip"]["text"])
                 errors = edits(reference, words(" ".join(record["text"])))
                 results["errors_words"] += errors
                 results["reference_words"] += len(reference)
                 results["transcripts"].append({"path": record["clip"]["path"], "reference": record["clip"]["text"],
-                                               "transcript": " ".join(record["text"]), "errors": errors})
+                                               "transcript": " ".join(record["text"]), "errors": errors,
+                                               "turns": len(record["text"]), "wait_s": record["waited"]})
 
 
 async def level(url, key, clips, count, duration):

@@ -159,9 +159,7 @@ struct RealtimeSession: Sendable {
                     if !transcriber.isInTurn { return shutDown(send: send) }
                     continue
                 case .service(.commitNow):
-                    if transcriber.isInTurn, let outputs = try? transcriber.commit() {
-                        for output in outputs { send(RealtimeServerEvent.output(output)) }
-                    }
+                    if transcriber.isInTurn { try? transcriber.commit { send(RealtimeServerEvent.output($0)) } }
                     return shutDown(send: send)
                 }
                 defer {
@@ -195,13 +193,15 @@ struct RealtimeSession: Sendable {
                         let behind =
                             Double(inbox.waiting(besides: item))
                             / transcriber.settings.format.messageBytesPerSecond
-                        let outputs = try transcriber.append(
-                            bytes, partial: behind <= Self.caughtUp, received: item.received)
-                        for output in outputs { send(RealtimeServerEvent.output(output)) }
+                        var turnEnded = false
+                        try transcriber.append(bytes, partial: behind <= Self.caughtUp, received: item.received) {
+                            turnEnded = turnEnded || $0.endsTurn
+                            send(RealtimeServerEvent.output($0))
+                        }
                         // Stopping: the turn that was open has ended; audio after it is not taken up.
-                        if windingDown, outputs.contains(where: \.endsTurn) { return shutDown(send: send) }
+                        if windingDown, turnEnded { return shutDown(send: send) }
                     case .commit:
-                        for output in try transcriber.commit() { send(RealtimeServerEvent.output(output)) }
+                        try transcriber.commit { send(RealtimeServerEvent.output($0)) }
                     case .clear:
                         for output in try transcriber.clear() { send(RealtimeServerEvent.output(output)) }
                     }

@@ -170,12 +170,14 @@ final class RealtimeTranscriber {
 
     /// One `append`'s bytes, `received` when the message was read; with `partial`, the partial text is
     /// brought up to date too (a reader that has fallen behind the client skips it, so the audio and the
-    /// final come first).
-    func append(_ bytes: [UInt8], partial wantsPartial: Bool = true, received: ContinuousClock.Instant = .now)
-        throws -> [Output]
-    {
+    /// final come first). Each output goes to `emit` as it happens: a turn's `speech_stopped` and
+    /// `committed` reach the client when the endpoint fires, before its final decode is awaited.
+    func append(
+        _ bytes: [UInt8], partial wantsPartial: Bool = true, received: ContinuousClock.Instant = .now,
+        emit: (Output) -> Void
+    ) throws {
         let samples = decoder.decode(bytes)
-        guard !samples.isEmpty else { return [] }
+        guard !samples.isEmpty else { return }
         let input = AudioBuffer(
             format: resampler.inputFormat, samples: samples, startFrame: inputFrames)
         inputFrames += Int64(samples.count)
@@ -183,25 +185,23 @@ final class RealtimeTranscriber {
         try resampler.process(input, into: &resampled)
         let arrived = frames + resampled.items.reduce(0) { $0 + Int64($1.frameCount) }
         pace.arrived(through: Double(arrived) / Double(rate), at: received)
-        var outputs: [Output] = []
         for buffer in resampled.items where !buffer.isEmpty {
             // Stamped with the session's clock, which a change of format does not restart.
             let stamped = AudioBuffer(format: buffer.format, samples: buffer.samples, startFrame: frames)
             frames += Int64(stamped.frameCount)
             if endpointer != nil {
-                try detectTurns(in: stamped, into: &outputs)
+                try detectTurns(in: stamped, emit: emit)
             } else {
                 if turn == nil { try openTurn(at: stamped.startFrame) }
                 try accept(stamped)
                 try notePauses(in: stamped)
-                if let turn, Double(turn.frames) / Double(rate) >= maxTurn { try closeTurn(into: &outputs) }
+                if let turn, Double(turn.frames) / Double(rate) >= maxTurn { try closeTurn(emit: emit) }
             }
         }
-        if turn != nil, wantsPartial { try partial(into: &outputs) }
-        return outputs
+        if turn != nil, wantsPartial { try partial(emit: emit) }
     }
 
-    private func detectTurns(in buffer: AudioBuffer, into outputs: inout [Output]) throws {
+    private func detectTurns(in buffer: AudioBuffer, emit: (Output) -> Void) throws {
         if turn == nil {
             preRoll.append(contentsOf: buffer.samples)
             let keep = rate * 3
@@ -229,10 +229,10 @@ final class RealtimeTranscriber {
                         AudioBuffer(format: buffer.format, samples: Array(preRoll[offset...]), startFrame: start))
                     preRoll.removeAll(keepingCapacity: true)
                     preRollStart = frames
-                    outputs.append(.speechStarted(itemID: turn!.itemID, audioStartMs: milliseconds(start)))
+                    emit(.speechStarted(itemID: turn!.itemID, audioStartMs: milliseconds(start)))
                 case .endpoint where turn != nil:
-                    outputs.append(.speechStopped(itemID: turn!.itemID, audioEndMs: milliseconds(event.time.frame)))
-                    try closeTurn(into: &outputs)
+                    emit(.speechStopped(itemID: turn!.itemID, audioEndMs: milliseconds(event.time.frame)))
+                    try closeTurn(emit: emit)
                     endpointer = try makeEndpointer(at: event.time)
                 default: break
                 }
@@ -258,16 +258,14 @@ final class RealtimeTranscriber {
     }
 
     /// The client's `commit`: ends the open turn. Throws a refusal when there is no audio to commit.
-    func commit() throws -> [Output] {
+    func commit(emit: (Output) -> Void) throws {
         guard let turn, turn.frames > 0 else {
             throw RealtimeRefusal(
                 code: "input_audio_buffer_commit_empty",
                 message: "the input audio buffer is empty; append audio before committing it")
         }
-        var outputs: [Output] = []
-        try closeTurn(into: &outputs)
+        try closeTurn(emit: emit)
         if settings.turnDetection != nil { try configureTurnDetection() }
-        return outputs
     }
 
     /// The client's `clear`: the open turn's audio is dropped, undecoded.
@@ -309,29 +307,30 @@ final class RealtimeTranscriber {
         turn!.frames += buffer.frameCount
     }
 
-    private func partial(into outputs: inout [Output]) throws {
+    private func partial(emit: (Output) -> Void) throws {
         guard let text = try recognizer.partialResult()?.text.trimmingSpaces, !text.isEmpty else { return }
         // Deltas only add: text that revises what was sent waits for the final transcript.
         guard text.hasPrefix(turn!.sent), text.count > turn!.sent.count else { return }
-        outputs.append(.delta(itemID: turn!.itemID, text: String(text.dropFirst(turn!.sent.count))))
+        emit(.delta(itemID: turn!.itemID, text: String(text.dropFirst(turn!.sent.count))))
         turn!.sent = text
     }
 
-    private func closeTurn(into outputs: inout [Output]) throws {
+    /// Ends the open turn: `committed` is emitted at once, the transcript (or failure) once decoded.
+    private func closeTurn(emit: (Output) -> Void) throws {
         guard let closing = turn else { return }
         turn = nil
         preRoll.removeAll(keepingCapacity: true)
         preRollStart = frames
-        outputs.append(.committed(itemID: closing.itemID, previousItemID: lastItemID))
+        emit(.committed(itemID: closing.itemID, previousItemID: lastItemID))
         lastItemID = closing.itemID
         do {
             let result = try recognizer.endUtterance()
-            outputs.append(
+            emit(
                 .completed(
                     itemID: closing.itemID, transcript: result.text.trimmingSpaces,
                     audioSeconds: Double(closing.frames) / Double(rate)))
         } catch {
-            outputs.append(.failed(itemID: closing.itemID, message: "the recognizer failed: \(error)"))
+            emit(.failed(itemID: closing.itemID, message: "the recognizer failed: \(error)"))
         }
     }
 
