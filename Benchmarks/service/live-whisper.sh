@@ -15,6 +15,7 @@
 # bench), to compare two commits side by side, e.g. MODES="before@/tmp/old/earshot=--early-decode after=--early-decode".
 # BENCH_FLAGS gives the client's own flags (listen's endpointing), e.g.
 #   BENCH_FLAGS="--endingSilence 0.5 --endingSilenceThreshold 0.5" live-whisper.sh
+# PARTIALS=no loads the server without partial results (what they cost the final answers).
 set -euo pipefail
 earshot=${1:-.build/release/earshot}
 streams=${2:-1,8}
@@ -28,6 +29,8 @@ echo "bench-app:$secret" > "$work/apps.txt"
 chmod 600 "$work/apps.txt"
 mkdir -p Benchmarks/service/results
 stamp=$(date +%Y%m%d-%H%M)
+partials=--partial-results
+[ "${PARTIALS:-yes}" = no ] && partials=
 for spec in ${MODES:-early-decode=--early-decode no-early-decode=--no-early-decode}; do
     mode=${spec%%=*}
     IFS=, read -r -a flags <<< "${spec#*=}"
@@ -47,7 +50,7 @@ for spec in ${MODES:-early-decode=--early-decode no-early-decode=--no-early-deco
         report="Benchmarks/service/results/live-whisper-$mode-$level-$stamp.json"
         curl -s "http://127.0.0.1:$port/metrics" > "$work/before.txt"
         "$earshot" bench --service "http://127.0.0.1:$port/speech/v3/speechToText" --app-key bench-app \
-            --secret "$secret" --corpus "$corpus" --streams "$level" --duration "$duration" --partial-results \
+            --secret "$secret" --corpus "$corpus" --streams "$level" --duration "$duration" $partials \
             --json --server-pid "$server" ${BENCH_FLAGS:-} > "$report"
         curl -s "http://127.0.0.1:$port/metrics" > "$work/after.txt"
         python3 - "$mode" "$report" "$work/before.txt" "$work/after.txt" <<'PY'
