@@ -137,6 +137,21 @@ import Testing
 
 /// Issue 47: a fitted window's decode that loops stops when the loop is seen, not at its cap.
 @Suite(.computing) struct WhisperLoopStopTests {
+    /// "Five five" (the `real` corpus's `cards-004`) as a decode begun at the pause hears it: through the
+    /// speech's end and ``WhisperRecognizer/pauseTrail``. The corpus is built once for the suite's tests.
+    static let fiveFive = Task { () async throws -> [Float] in
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-loop-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let corpus = try await CorpusBuilder.build(
+            .real, options: RecipeOptions(seed: 1, scratch: folder), into: folder + "/real")
+        guard let entry = corpus.entries.first(where: { $0.path.hasSuffix("cards-004.wav") }),
+            let speechEnd = entry.speechEnd
+        else { throw EarshotError(.invalidInput, "the real corpus has no labelled cards-004.wav") }
+        let heard = Int((speechEnd + WhisperRecognizer.pauseTrail) * 16_000)
+        return Array(try WhisperFixtures.samples(corpus.audioPath(of: entry)).prefix(heard))
+    }
+
     @Test func aRunSaidFourTimesOverEightTokensIsALoop() {
         #expect(WhisperSearch.endsInLoop([1, 642, 11, 642, 11, 642, 11, 642, 11]))
         #expect(WhisperSearch.endsInLoop([9, 8, 7, 5, 6, 7, 5, 6, 7, 5, 6, 7, 5, 6, 7]))
@@ -165,20 +180,12 @@ import Testing
         #expect(!WhisperSearch.endsInLoop(tokenizer.encode("5, 5, 5, 6,"), tokenizer: tokenizer))
     }
 
-    /// "Five five" (the `real` corpus's `cards-004`) as a decode begun at the pause hears it: through
-    /// the speech's end and ``WhisperRecognizer/pauseTrail``. On the live rule's window the beam says
+    /// "Five five" as a decode begun at the pause hears it (``fiveFive``). On the live rule's window the beam says
     /// "5, 5, 5, …" (the 8-stream load test's slowest answer). With the fallback, the search stops on
     /// the loop and the window is decoded again in full, to the full window's words; without it
     /// (partial results), the window says nothing.
     @Test func aLoopingFittedDecodeStopsAtTheLoopAndIsDoneAgainOrSaysNothing() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-loop-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let corpus = try await CorpusBuilder.build(
-            .real, options: RecipeOptions(seed: 1, scratch: folder), into: folder + "/real")
-        let entry = try #require(corpus.entries.first { $0.path.hasSuffix("cards-004.wav") })
-        let heard = Int(((try #require(entry.speechEnd)) + WhisperRecognizer.pauseTrail) * 16_000)
-        let samples = Array(try WhisperFixtures.samples(corpus.audioPath(of: entry)).prefix(heard))
+        let samples = try await Self.fiveFive.value
         let model = try WhisperFixtures.model()
         let transcriber = try WhisperTranscriber(model: model)
         let full = try samples.withUnsafeBufferPointer { try transcriber.transcribe($0) }
@@ -203,14 +210,7 @@ import Testing
     /// Bounded (``WhisperOptions/boundsLoops``, as a recognizer decodes), each try stops at its loop or
     /// at sixteen tokens and ten a second of audio, and the answer holds no more than that.
     @Test func aBoundedDecodeStopsEveryTemperaturesLoop() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-loop-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let corpus = try await CorpusBuilder.build(
-            .real, options: RecipeOptions(seed: 1, scratch: folder), into: folder + "/real")
-        let entry = try #require(corpus.entries.first { $0.path.hasSuffix("cards-004.wav") })
-        let heard = Int(((try #require(entry.speechEnd)) + WhisperRecognizer.pauseTrail) * 16_000)
-        let samples = Array(try WhisperFixtures.samples(corpus.audioPath(of: entry)).prefix(heard))
+        let samples = try await Self.fiveFive.value
         let transcriber = try WhisperTranscriber(model: try WhisperFixtures.model())
         var options = WhisperOptions(initialPrompt: "5, 5, 5, 5, 5, 5, 5, 5")
         options.boundsLoops = true
