@@ -58,9 +58,10 @@ public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
         for index in 0..<threadCount {
             let threadName = String(decoding: "\(name)-\(index)".utf8.prefix(15), as: UTF8.self)
             let thread = Thread { [self] in
-                Self.setCallingThreadsName(threadName)
-                // PRIO_PROCESS with 0 names the calling thread under Linux's threads.
+                // PRIO_PROCESS with 0 names the calling thread under Linux's threads. Before the name, so
+                // a thread that shows as `name-i` (in `top -H`, or to a test) already runs at its niceness.
                 _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+                Self.setCallingThreadsName(threadName)
                 serve()
             }
             thread.stackSize = stackSize
