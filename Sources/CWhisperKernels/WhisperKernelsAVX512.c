@@ -8,23 +8,9 @@
 // Products and sums stay separate operations, as in the Swift kernels: a fused multiply-add rounds once
 // where they round twice, and the parity test expects CTranslate2's tokens to the bit.
 #pragma clang fp contract(off)
+#include "Lanes.h"  // after the pragma: its sums and stores must not fuse either
 
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,f16c")))
-
-/// Four lanes summed in order from -0, as Swift's SIMD4<Float>.sum() does.
-static inline float sum_in_order(const float *lanes) {
-    float total = -0.0f;
-    for (int i = 0; i < 4; i++) total += lanes[i];
-    return total;
-}
-
-static inline void store(float *c, float alpha, float total, int accumulate) {
-    if (accumulate) {
-        *c = *c + alpha * total;
-    } else {
-        *c = alpha * total;
-    }
-}
 
 /// One column the portable way, for the columns left over after groups of four.
 AVX512 static void one_column(

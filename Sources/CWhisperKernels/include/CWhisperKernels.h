@@ -33,4 +33,19 @@ void earshot_whisper_softmax_avx512(float *x, ptrdiff_t rows, ptrdiff_t width, p
 /// WhisperKernels.gelu: ½x(1 + erf(x/√2)) in place, with WhisperKernels.erf and exp.
 void earshot_whisper_gelu_avx512(float *x, ptrdiff_t count);
 
+/// AVX2 twins (AVX2 and F16C, for CPUs without AVX-512) of earshot_whisper_few_rows_avx512,
+/// earshot_whisper_few_half_rows_avx512 and earshot_whisper_half_rows_avx512: the same arguments, the
+/// same bits. One 256-bit register holds two columns' four partial sums (one column's even and odd sums
+/// for the single-row product).
+void earshot_whisper_few_rows_avx2(
+    const float *a, ptrdiff_t rows, ptrdiff_t aStride, const float *w, ptrdiff_t wStride, ptrdiff_t columns,
+    ptrdiff_t depth, float *c, ptrdiff_t cStride, float alpha, int accumulate);
+
+void earshot_whisper_few_half_rows_avx2(
+    const float *a, ptrdiff_t rows, const uint16_t *w, ptrdiff_t columns, ptrdiff_t depth, float *c,
+    ptrdiff_t cStride);
+
+void earshot_whisper_half_rows_avx2(
+    const float *a, const uint16_t *w, ptrdiff_t columns, ptrdiff_t depth, float *c);
+
 #endif

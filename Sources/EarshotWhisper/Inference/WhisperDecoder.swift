@@ -1,5 +1,4 @@
 import COpenBLAS
-import CWhisperKernels
 
 /// Whisper's text decoder (openai/whisper's `TextDecoder`) run incrementally: token embeddings plus
 /// learned positions, pre-norm blocks of causal self-attention, cross-attention to the encoder output
@@ -159,7 +158,8 @@ public final class WhisperDecoder {
             WhisperKernels.linear(normed, rows: rows, layer.crossQuery, into: projected)
             let crossKeys = crossKeyValues + index * positions * 2 * w
             for head in 0..<heads {
-                let recorded = recordAlignment ? model.alignmentHeads.firstIndex(of: .init(layer: index, head: head)) : nil
+                let recorded =
+                    recordAlignment ? model.alignmentHeads.firstIndex(of: .init(layer: index, head: head)) : nil
                 // At most `textContext` rows at a time fit the scores buffer.
                 var first = 0
                 while first < rows {
@@ -210,11 +210,14 @@ public final class WhisperDecoder {
             WhisperKernels.multiplyHalfRows(normed, by: half, columns: vocabulary, depth: w, into: logits)
         } else if logitRows.count == 1 {
             cblas_sgemv(
-                CblasRowMajor, CblasNoTrans, Int32(vocabulary), Int32(w), 1, weights.tokenEmbedding, Int32(w), normed, 1,
+                CblasRowMajor, CblasNoTrans, Int32(vocabulary), Int32(w), 1, weights.tokenEmbedding, Int32(w), normed,
+                1,
                 0, logits, 1)
-        } else if logitRows.count <= 8, w % 4 == 0, WhisperKernels.avx512, let half = model.halfEmbedding {
+        } else if logitRows.count <= 8, w % 4 == 0, WhisperKernels.twins != .portable, let half = model.halfEmbedding {
             // The beam's rows against the file's halves: the float kernel's bits from half the bytes.
-            earshot_whisper_few_half_rows_avx512(normed, logitRows.count, half, vocabulary, w, logits, vocabulary)
+            WhisperKernels.multiplyFewHalfRows(
+                normed, rows: logitRows.count, by: half, columns: vocabulary, depth: w, into: logits,
+                cStride: vocabulary)
         } else if logitRows.count <= 8, w % 4 == 0 {
             WhisperKernels.multiplyFewRows(
                 normed, rows: logitRows.count, by: weights.tokenEmbedding, columns: vocabulary, depth: w, into: logits,
@@ -235,10 +238,12 @@ public final class WhisperDecoder {
         var result = [Float](repeating: 0, count: rows.count * vocabulary)
         let normedRows = UnsafeMutablePointer<Float>.allocate(capacity: rows.count * w)
         defer { normedRows.deallocate() }
-        WhisperKernels.layerNorm(x + rows.lowerBound * w, rows: rows.count, width: w, weights.decoderNorm, into: normedRows)
+        WhisperKernels.layerNorm(
+            x + rows.lowerBound * w, rows: rows.count, width: w, weights.decoderNorm, into: normedRows)
         result.withUnsafeMutableBufferPointer { output in
             WhisperKernels.multiplyTransposed(
-                normedRows, aStride: w, weights.tokenEmbedding, bStride: w, into: output.baseAddress!, cStride: vocabulary,
+                normedRows, aStride: w, weights.tokenEmbedding, bStride: w, into: output.baseAddress!,
+                cStride: vocabulary,
                 rows: rows.count, columns: vocabulary, depth: w)
         }
         return result

@@ -10,17 +10,38 @@ enum WhisperKernels {
     /// instead, and the Silero detector of the same process does the same. Process-wide; set once.
     static let singleThreaded: Void = openblas_set_num_threads(1)
 
-    /// Whether the few-row and half-float products run their AVX-512 twins (`CWhisperKernels`, the same
-    /// bits in a quarter of the instructions): on a CPU and kernel with AVX-512 F, DQ, BW and VL, unless
-    /// `EARSHOT_WHISPER_KERNELS=portable` asks for the Swift loops (compiled for baseline x86-64).
-    static let avx512: Bool = {
+    /// Which twins of the portable loops run (`CWhisperKernels`, the same bits in fewer instructions).
+    enum Twins: String {
+        /// The Swift loops, compiled for baseline x86-64.
+        case portable
+        /// The few-row and half-float products in AVX2 and F16C.
+        case avx2
+        /// Those products, the softmax and GELU in AVX-512 (F, DQ, BW and VL).
+        case avx512
+    }
+
+    /// The widest twins this CPU and kernel allow.
+    static let widest: Twins = {
         #if arch(x86_64)
-            guard getenv("EARSHOT_WHISPER_KERNELS").map({ String(cString: $0) }) != "portable" else { return false }
-            return earshot_x86_vector_level() >= 3
+            let level = earshot_x86_vector_level()
+            return level >= 3 ? .avx512 : level == 2 ? .avx2 : .portable
         #else
-            return false
+            return .portable
         #endif
     }()
+
+    /// The twins that run: the widest, unless `EARSHOT_WHISPER_KERNELS` names a narrower one
+    /// (`portable` or `avx2`, to compare them on one machine).
+    static let twins: Twins = {
+        switch getenv("EARSHOT_WHISPER_KERNELS").flatMap({ Twins(rawValue: String(cString: $0)) }) {
+        case .portable: return .portable
+        case .avx2 where widest != .portable: return .avx2
+        default: return widest
+        }
+    }()
+
+    /// Whether the softmax and GELU run their AVX-512 twins.
+    static var avx512: Bool { twins == .avx512 }
 
     /// `c[i][j] = alpha · Σₖ a[i][k] · b[j][k] + beta · c[i][j]`: `a` is `rows × depth` (row stride
     /// `aStride`), `b` is `columns × depth` (row stride `bStride`), `c` is `rows × columns` (row stride
@@ -59,18 +80,41 @@ enum WhisperKernels {
         accumulate: Bool = false
     ) {
         precondition(rows >= 1 && rows <= 8 && depth % 4 == 0)
-        if avx512 {
+        switch twins {
+        case .avx512:
             earshot_whisper_few_rows_avx512(
                 a, rows, aStride ?? depth, w, wStride ?? depth, columns, depth, c, cStride, alpha, accumulate ? 1 : 0)
             return
+        case .avx2:
+            earshot_whisper_few_rows_avx2(
+                a, rows, aStride ?? depth, w, wStride ?? depth, columns, depth, c, cStride, alpha, accumulate ? 1 : 0)
+            return
+        case .portable: break
         }
         multiplyFewRowsPortably(
             a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride, aStride: aStride,
             wStride: wStride, alpha: alpha, accumulate: accumulate)
     }
 
+    /// `c[i][j] = Σₖ a[i][k] · w[j][k]` for 1 to 8 rows of `a` (row stride `depth`) against `w` stored
+    /// as IEEE half floats: the bits of ``multiplyFewRows(_:rows:by:columns:depth:into:cStride:aStride:wStride:alpha:accumulate:)``
+    /// on the widened matrix from half the bytes (the beam's logits are bound by reading the embedding).
+    /// Only with twins (widening in the portable loop costs more than the bytes it saves): callers check
+    /// ``twins`` first.
+    static func multiplyFewHalfRows(
+        _ a: UnsafePointer<Float>, rows: Int, by w: UnsafePointer<UInt16>, columns: Int, depth: Int,
+        into c: UnsafeMutablePointer<Float>, cStride: Int
+    ) {
+        precondition(rows >= 1 && rows <= 8 && depth % 4 == 0)
+        switch twins {
+        case .avx512: earshot_whisper_few_half_rows_avx512(a, rows, w, columns, depth, c, cStride)
+        case .avx2: earshot_whisper_few_half_rows_avx2(a, rows, w, columns, depth, c, cStride)
+        case .portable: preconditionFailure("no portable few-row product of halves")
+        }
+    }
+
     /// ``multiplyFewRows(_:rows:by:columns:depth:into:cStride:aStride:wStride:alpha:accumulate:)`` in
-    /// Swift's SIMD4 loops: the arithmetic the AVX-512 twin reproduces bit for bit.
+    /// Swift's SIMD4 loops: the arithmetic the AVX2 and AVX-512 twins reproduce bit for bit.
     static func multiplyFewRowsPortably(
         _ a: UnsafePointer<Float>, rows: Int, by w: UnsafePointer<Float>, columns: Int, depth: Int,
         into c: UnsafeMutablePointer<Float>, cStride: Int, aStride: Int? = nil, wStride: Int? = nil, alpha: Float = 1,
@@ -85,7 +129,9 @@ enum WhisperKernels {
             // The beam's (and the samples') count, without a test per row in the inner loop.
             for j in 0..<columns {
                 let row = UnsafeRawPointer(w + j * wStride)
-                var (s0, s1, s2, s3, s4) = (SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>())
+                var (s0, s1, s2, s3, s4) = (
+                    SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>()
+                )
                 for k in 0..<vectors {
                     let offset = 16 * k
                     let e = row.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
@@ -113,19 +159,33 @@ enum WhisperKernels {
         }
         for j in 0..<columns {
             let row = UnsafeRawPointer(w + j * wStride)
-            var sums = (SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(),
-                SIMD4<Float>(), SIMD4<Float>())
+            var sums = (
+                SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(),
+                SIMD4<Float>(), SIMD4<Float>()
+            )
             for k in 0..<vectors {
                 let e = row.loadUnaligned(fromByteOffset: 16 * k, as: SIMD4<Float>.self)
                 let offset = 16 * k
                 sums.0 += e * x.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
                 if rows > 1 { sums.1 += e * x.loadUnaligned(fromByteOffset: stride + offset, as: SIMD4<Float>.self) }
-                if rows > 2 { sums.2 += e * x.loadUnaligned(fromByteOffset: 2 * stride + offset, as: SIMD4<Float>.self) }
-                if rows > 3 { sums.3 += e * x.loadUnaligned(fromByteOffset: 3 * stride + offset, as: SIMD4<Float>.self) }
-                if rows > 4 { sums.4 += e * x.loadUnaligned(fromByteOffset: 4 * stride + offset, as: SIMD4<Float>.self) }
-                if rows > 5 { sums.5 += e * x.loadUnaligned(fromByteOffset: 5 * stride + offset, as: SIMD4<Float>.self) }
-                if rows > 6 { sums.6 += e * x.loadUnaligned(fromByteOffset: 6 * stride + offset, as: SIMD4<Float>.self) }
-                if rows > 7 { sums.7 += e * x.loadUnaligned(fromByteOffset: 7 * stride + offset, as: SIMD4<Float>.self) }
+                if rows > 2 {
+                    sums.2 += e * x.loadUnaligned(fromByteOffset: 2 * stride + offset, as: SIMD4<Float>.self)
+                }
+                if rows > 3 {
+                    sums.3 += e * x.loadUnaligned(fromByteOffset: 3 * stride + offset, as: SIMD4<Float>.self)
+                }
+                if rows > 4 {
+                    sums.4 += e * x.loadUnaligned(fromByteOffset: 4 * stride + offset, as: SIMD4<Float>.self)
+                }
+                if rows > 5 {
+                    sums.5 += e * x.loadUnaligned(fromByteOffset: 5 * stride + offset, as: SIMD4<Float>.self)
+                }
+                if rows > 6 {
+                    sums.6 += e * x.loadUnaligned(fromByteOffset: 6 * stride + offset, as: SIMD4<Float>.self)
+                }
+                if rows > 7 {
+                    sums.7 += e * x.loadUnaligned(fromByteOffset: 7 * stride + offset, as: SIMD4<Float>.self)
+                }
             }
             func store(_ i: Int, _ total: Float) {
                 c[i * cStride + j] = accumulate ? alpha * total + c[i * cStride + j] : alpha * total
@@ -151,15 +211,16 @@ enum WhisperKernels {
         into c: UnsafeMutablePointer<Float>
     ) {
         precondition(depth % 8 == 0)
-        if avx512 {
-            earshot_whisper_half_rows_avx512(a, w, columns, depth, c)
-            return
+        switch twins {
+        case .avx512: return earshot_whisper_half_rows_avx512(a, w, columns, depth, c)
+        case .avx2: return earshot_whisper_half_rows_avx2(a, w, columns, depth, c)
+        case .portable: break
         }
         multiplyHalfRowsPortably(a, by: w, columns: columns, depth: depth, into: c)
     }
 
-    /// ``multiplyHalfRows(_:by:columns:depth:into:)`` in Swift's SIMD4 loops: the arithmetic the AVX-512
-    /// twin reproduces bit for bit.
+    /// ``multiplyHalfRows(_:by:columns:depth:into:)`` in Swift's SIMD4 loops: the arithmetic the AVX2 and
+    /// AVX-512 twins reproduce bit for bit.
     static func multiplyHalfRowsPortably(
         _ a: UnsafePointer<Float>, by w: UnsafePointer<UInt16>, columns: Int, depth: Int,
         into c: UnsafeMutablePointer<Float>
@@ -178,9 +239,11 @@ enum WhisperKernels {
             // Two sums, so consecutive additions do not wait for each other.
             var (even, odd) = (SIMD4<Float>(), SIMD4<Float>())
             for k in 0..<pairs {
-                even += widen(row.loadUnaligned(fromByteOffset: 16 * k, as: SIMD4<UInt16>.self))
+                even +=
+                    widen(row.loadUnaligned(fromByteOffset: 16 * k, as: SIMD4<UInt16>.self))
                     * x.loadUnaligned(fromByteOffset: 32 * k, as: SIMD4<Float>.self)
-                odd += widen(row.loadUnaligned(fromByteOffset: 16 * k + 8, as: SIMD4<UInt16>.self))
+                odd +=
+                    widen(row.loadUnaligned(fromByteOffset: 16 * k + 8, as: SIMD4<UInt16>.self))
                     * x.loadUnaligned(fromByteOffset: 32 * k + 16, as: SIMD4<Float>.self)
             }
             c[j] = (even + odd).sum()
