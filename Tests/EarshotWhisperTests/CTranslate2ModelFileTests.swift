@@ -56,11 +56,39 @@ import Testing
         #expect(widened.0.contains { $0 != 0 })
     }
 
+    /// Every one of the 65 536 halves, in groups of eight and one by one (a count that is not a
+    /// multiple of eight): the same bits as `Float(Float16)`, NaNs and infinities kept.
+    @Test func everyHalfIsWidenedAsFloat16Does() {
+        let halves = (0...UInt16.max).map { $0 } + [0x3c00, 0x7c00, 0xfe01]
+        var widened = [Float](repeating: 0, count: halves.count)
+        halves.withUnsafeBytes {
+            CTranslate2ModelFile.widenHalves($0.baseAddress!, count: halves.count, into: &widened)
+        }
+        let expected = halves.map { Float(Float16(bitPattern: $0)) }
+        let wrong = zip(widened, expected).enumerated().filter { (_, pair) in
+            pair.0.isNaN ? !pair.1.isNaN || pair.0.sign != pair.1.sign : pair.0.bitPattern != pair.1.bitPattern
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) halves differ, the first \(halves[wrong.first?.offset ?? 0])")
+    }
+
+    @Test func aNonFiniteHalfIsRefused() throws {
+        var bytes = TinyModelFile.bytes(type: .float16)
+        let offset = try bytes.withUnsafeBytes {
+            try #require(try CTranslate2ModelFile(bytes: $0).byName["decoder/layer_norm/beta"]).offset
+        }
+        bytes.replaceSubrange(offset..<(offset + 2), with: [0x00, 0x7c])  // +infinity
+        #expect(
+            failure(bytes)
+                == "tiny/model.bin: expected finite values in decoder/layer_norm/beta; it holds NaN or infinity (corrupted?)"
+        )
+    }
+
     @Test func everyTruncationIsRefusedWithTheOffsetWhereTheFileEnds() throws {
         let bytes = TinyModelFile.bytes()
         for length in 0..<bytes.count {
             let message = failure(Array(bytes[..<length]))
-            #expect(message.hasPrefix("tiny/model.bin: expected a CTranslate2 model file"), "\(length) bytes: \(message)")
+            #expect(
+                message.hasPrefix("tiny/model.bin: expected a CTranslate2 model file"), "\(length) bytes: \(message)")
             #expect(message.contains("of \(length)"), "\(length) bytes: \(message)")
         }
     }
@@ -72,20 +100,28 @@ import Testing
     @Test func aWrongShapeIsRefusedNamingTheTensorAndTheShapeExpected() {
         let message = failure(
             TinyModelFile.bytes { name, shape in if name == "encoder/layer_0/ffn/linear_1/weight" { shape = [8, 15] } })
-        #expect(message == "tiny/model.bin: expected encoder/layer_0/ffn/linear_1/weight with shape [8, 16]; found [8, 15]")
+        #expect(
+            message == "tiny/model.bin: expected encoder/layer_0/ffn/linear_1/weight with shape [8, 16]; found [8, 15]")
     }
 
     @Test func aMissingTensorIsRefusedNamingIt() {
         let message = failure(
-            TinyModelFile.bytes { name, _ in if name == "decoder/layer_0/attention/linear_2/bias" { name = "decoder/spare" } })
+            TinyModelFile.bytes { name, _ in
+                if name == "decoder/layer_0/attention/linear_2/bias" { name = "decoder/spare" }
+            })
         #expect(message.contains("unexpected variable decoder/spare"), "\(message)")
     }
 
     @Test func aNonFiniteWeightIsRefused() throws {
         var bytes = TinyModelFile.bytes(type: .float32)
-        let offset = try bytes.withUnsafeBytes { try #require(try CTranslate2ModelFile(bytes: $0).byName["decoder/layer_norm/beta"]).offset }
+        let offset = try bytes.withUnsafeBytes {
+            try #require(try CTranslate2ModelFile(bytes: $0).byName["decoder/layer_norm/beta"]).offset
+        }
         bytes.replaceSubrange(offset..<(offset + 4), with: [0, 0, 0xc0, 0x7f])  // NaN
-        #expect(failure(bytes) == "tiny/model.bin: expected finite values in decoder/layer_norm/beta; it holds NaN or infinity (corrupted?)")
+        #expect(
+            failure(bytes)
+                == "tiny/model.bin: expected finite values in decoder/layer_norm/beta; it holds NaN or infinity (corrupted?)"
+        )
     }
 
     @Test func anotherFormatVersionOrSpecIsRefused() {
@@ -94,7 +130,9 @@ import Testing
         #expect(failure(bytes).contains("format version 5, expected 6"))
         var spec = TinyModelFile.bytes()
         spec.replaceSubrange(6..<13, with: Array("Trnsfmr".utf8))
-        #expect(failure(spec).contains("expected a Whisper model (spec WhisperSpec); this one is a Trnsfmr"), "\(failure(spec))")
+        #expect(
+            failure(spec).contains("expected a Whisper model (spec WhisperSpec); this one is a Trnsfmr"),
+            "\(failure(spec))")
     }
 
     @Test func aForeignFileIsRefusedAtItsFirstBytes() throws {
