@@ -1,3 +1,4 @@
+import EarshotWire
 import Foundation
 
 /// The server events of a Realtime transcription session that a live client acts on, read from one
@@ -68,24 +69,21 @@ enum RealtimeClientEvent {
     /// `language` (nil: the server detects it); `turn_detection` null, since the client's own endpointer
     /// ends each utterance with a commit.
     static func sessionUpdate(rate: Int, model: String, language: String?) -> String {
-        var transcription: [String: Any] = ["model": model]
-        if let language { transcription["language"] = language }
-        let event: [String: Any] = [
+        let event: JSONValue = [
             "type": "session.update", "event_id": "earshot_session_update",
             "session": [
                 "type": "transcription",
                 "audio": [
                     "input": [
-                        "format": ["type": "audio/pcm", "rate": rate] as [String: Any],
-                        "transcription": transcription,
-                        "turn_detection": NSNull(),
-                    ] as [String: Any]
+                        "format": ["type": "audio/pcm", "rate": .integer(rate)],
+                        "transcription": language.map { ["model": .string(model), "language": .string($0)] }
+                            ?? ["model": .string(model)],
+                        "turn_detection": nil,
+                    ]
                 ],
-            ] as [String: Any],
+            ],
         ]
-        // Strings, numbers and null only, so serialization cannot fail.
-        let data = (try? JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return event.text
     }
 
     /// `input_audio_buffer.append` with `audio` in base64 (whose alphabet needs no JSON escaping).

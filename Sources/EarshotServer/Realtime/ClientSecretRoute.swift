@@ -1,4 +1,4 @@
-import Foundation
+import EarshotWire
 import Hummingbird
 
 /// `POST /v1/realtime/client_secrets`: a short-lived secret for a caller that holds a key (a SPEECH
@@ -32,15 +32,14 @@ struct ClientSecretRoute: Sendable {
             var seconds = RealtimeClientSecrets.defaultLifetime
             var settings = RealtimeSessionSettings()
             if body.readableBytes > 0 {
-                guard
-                    let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+                guard let object = JSONValue(parsing: String(decoding: body.readableBytesView, as: UTF8.self))?.object
                 else {
                     throw ServiceError.badRequest(
                         "the body is not a JSON object; expected {\"expires_after\": {\"seconds\": 600}} or nothing",
                         variables: "body")
                 }
                 if let expiry = object["expires_after"] {
-                    guard let expiry = expiry as? [String: Any], let given = expiry["seconds"] as? Int,
+                    guard let given = expiry["seconds"]?.integer,
                         RealtimeClientSecrets.lifetimes.contains(given)
                     else {
                         throw ServiceError.badRequest(
@@ -50,22 +49,21 @@ struct ClientSecretRoute: Sendable {
                     seconds = given
                 }
                 if let session = object["session"] {
-                    guard let session = session as? [String: Any] else {
+                    guard let session = session.object else {
                         throw ServiceError.badRequest("session must be an object", variables: "session")
                     }
                     settings = try checked(session, against: settings)
                 }
             }
             let (value, expiresAt) = secrets.mint(app: app, seconds: seconds)
-            let answer: [String: Any] = [
-                "value": value, "expires_at": expiresAt,
+            let answer: JSONValue = [
+                "value": .string(value), "expires_at": .integer(expiresAt),
                 "session": settings.sessionObject(id: "sess_client_secret", expiresAt: expiresAt),
             ]
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             headers[.cacheControl] = "no-store"
-            let data = try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer.text)))
         } catch let error as ServiceError {
             return OpenAIError.response(for: error)
         } catch WholeBody.Failure.tooLarge(let limit) {
@@ -80,7 +78,7 @@ struct ClientSecretRoute: Sendable {
     }
 
     /// `settings` with a request's `session` applied, or a 400 naming the field.
-    private func checked(_ session: [String: Any], against settings: RealtimeSessionSettings) throws(ServiceError)
+    private func checked(_ session: [String: JSONValue], against settings: RealtimeSessionSettings) throws(ServiceError)
         -> RealtimeSessionSettings
     {
         do throws(RealtimeRefusal) {

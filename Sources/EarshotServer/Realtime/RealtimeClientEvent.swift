@@ -1,3 +1,4 @@
+import EarshotWire
 import Foundation
 
 /// A refusal of one client event, sent back as an `error` event (``RealtimeServerEvent/error(_:)``):
@@ -28,23 +29,16 @@ enum RealtimeClientEvent: Sendable {
     /// `session.update` or `transcription_session.update`: the JSON object under `session`, checked by
     /// ``RealtimeSessionSettings/applying(_:models:languages:)``; `reply` is the answer's type
     /// (`session.updated`, or `transcription_session.updated` for the beta name).
-    case updateSession(JSONObject, reply: String)
+    case updateSession([String: JSONValue], reply: String)
     /// `input_audio_buffer.append`: the decoded bytes of `audio`.
     case append([UInt8])
     case commit
     case clear
 
-    /// A decoded JSON object; `Any` values as `JSONSerialization` gives them.
-    struct JSONObject: @unchecked Sendable {
-        let fields: [String: Any]
-    }
-
     /// Parses `text`; the event's `event_id`, if it could be read, comes back with it or with the
     /// refusal (so the error names the event that caused it).
     static func parse(_ text: String) -> (eventID: String?, result: Result<RealtimeClientEvent, RealtimeRefusal>) {
-        guard let data = text.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        else {
+        guard let object = JSONValue(parsing: text) else {
             return (
                 nil,
                 .failure(
@@ -54,7 +48,7 @@ enum RealtimeClientEvent: Sendable {
                             + #"{"type":"input_audio_buffer.append","audio":"<base64>"}"#))
             )
         }
-        guard let fields = object as? [String: Any] else {
+        guard let fields = object.object else {
             return (
                 nil,
                 .failure(
@@ -64,23 +58,23 @@ enum RealtimeClientEvent: Sendable {
                             + "an object with a type field"))
             )
         }
-        let eventID = fields["event_id"] as? String
+        let eventID = fields["event_id"]?.string
         func refuse(_ refusal: RealtimeRefusal) -> (String?, Result<RealtimeClientEvent, RealtimeRefusal>) {
             var refusal = refusal
             refusal.eventID = eventID
             return (eventID, .failure(refusal))
         }
-        guard let type = fields["type"] as? String else {
+        guard let type = fields["type"]?.string else {
             return refuse(.missing("type", "a client event type such as input_audio_buffer.append"))
         }
         switch type {
         case "session.update", "transcription_session.update":
-            guard let session = fields["session"] as? [String: Any] else {
+            guard let session = fields["session"]?.object else {
                 return refuse(.missing("session", "an object with the session's settings"))
             }
-            return (eventID, .success(.updateSession(JSONObject(fields: session), reply: type + "d")))
+            return (eventID, .success(.updateSession(session, reply: type + "d")))
         case "input_audio_buffer.append":
-            guard let audio = fields["audio"] as? String else {
+            guard let audio = fields["audio"]?.string else {
                 return refuse(.missing("audio", "base64 of the audio bytes in the session's input format"))
             }
             guard let bytes = Data(base64Encoded: audio) else {

@@ -180,7 +180,7 @@ struct RealtimeSession: Sendable {
                     switch try parsed.get() {
                     case .updateSession(let update, let reply):
                         let next = try transcriber.settings.applying(
-                            update.fields, models: route.modelNames, languages: route.pools.languages)
+                            update, models: route.modelNames, languages: route.pools.languages)
                         if let entry = route.pools.entry(named: next.model), entry.model.id != lease.entry.model.id {
                             lease = try await swap(lease, to: entry, transcriber: transcriber)
                             swapped = true

@@ -1,4 +1,4 @@
-import Foundation
+import EarshotWire
 
 /// A Realtime transcription session's settings: the input format, the transcription model and its
 /// options, and turn detection. Starts at OpenAI's defaults (PCM16 at 24 kHz, `server_vad` with
@@ -43,24 +43,24 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// The settings with `update` applied; throws a refusal naming the first bad field. `models` are
     /// the model names a client may give, `languages` the ISO-639-1 codes some model speaks.
     func applying(
-        _ update: [String: Any], models: [String], languages: [String]
+        _ update: [String: JSONValue], models: [String], languages: [String]
     ) throws(RealtimeRefusal) -> RealtimeSessionSettings {
         var next = self
         if let type = update["type"] {
-            guard type as? String == "transcription" else {
+            guard type.string == "transcription" else {
                 throw .invalidValue(
                     "session.type",
-                    "session.type \(Self.shown(type)) is not served here; expected \"transcription\" "
+                    "session.type \(type.shown) is not served here; expected \"transcription\" "
                         + "(this service transcribes; it has no realtime conversation model)")
             }
         }
         // The GA shape: session.audio.input.{format, transcription, turn_detection}.
         if let audio = update["audio"] {
-            guard let audio = audio as? [String: Any] else {
+            guard let audio = audio.object else {
                 throw .invalidValue("session.audio", "expected an object")
             }
             if let input = audio["input"] {
-                guard let input = input as? [String: Any] else {
+                guard let input = input.object else {
                     throw .invalidValue("session.audio.input", "expected an object")
                 }
                 if let format = input["format"] {
@@ -78,7 +78,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         }
         // The beta shape (transcription_session.update, and older session.update clients).
         if let format = update["input_audio_format"] {
-            guard let name = format as? String else {
+            guard let name = format.string else {
                 throw .invalidValue("session.input_audio_format", "expected pcm16, g711_ulaw or g711_alaw")
             }
             switch name {
@@ -88,7 +88,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             default:
                 throw .invalidValue(
                     "session.input_audio_format",
-                    "input_audio_format \(Self.shown(name)) is not accepted; expected pcm16, g711_ulaw or g711_alaw")
+                    "input_audio_format \(JSONValue.string(name).shown) is not accepted; expected pcm16, g711_ulaw or g711_alaw"
+                )
             }
         }
         if let transcription = update["input_audio_transcription"] {
@@ -101,20 +102,20 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         return next
     }
 
-    private static func format(_ value: Any, param: String) throws(RealtimeRefusal) -> Format {
-        guard let object = value as? [String: Any] else {
+    private static func format(_ value: JSONValue, param: String) throws(RealtimeRefusal) -> Format {
+        guard let object = value.object else {
             throw .invalidValue(param, "expected an object such as {\"type\": \"audio/pcm\", \"rate\": 24000}")
         }
-        guard let type = object["type"] as? String else {
+        guard let type = object["type"]?.string else {
             throw .missing(param + ".type", "audio/pcm, audio/pcmu or audio/pcma")
         }
         switch type {
         case "audio/pcm":
-            let rate = object["rate"].map { $0 as? Int } ?? 24_000
+            let rate = object["rate"].map(\.integer) ?? 24_000
             guard let rate, rate == 24_000 || rate == 16_000 else {
                 throw .invalidValue(
                     param + ".rate",
-                    "rate \(shown(object["rate"] ?? "")) is not accepted for audio/pcm; expected 24000 "
+                    "rate \((object["rate"] ?? "").shown) is not accepted for audio/pcm; expected 24000 "
                         + "(or 16000)")
             }
             return Format(encoding: .pcm16, rate: rate)
@@ -122,42 +123,43 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         case "audio/pcma": return Format(encoding: .pcma, rate: 8_000)
         default:
             throw .invalidValue(
-                param + ".type", "format \(shown(type)) is not accepted; expected audio/pcm, audio/pcmu or audio/pcma")
+                param + ".type",
+                "format \(JSONValue.string(type).shown) is not accepted; expected audio/pcm, audio/pcmu or audio/pcma")
         }
     }
 
     private mutating func transcription(
-        _ value: Any, param: String, models: [String], languages: [String]
+        _ value: JSONValue, param: String, models: [String], languages: [String]
     ) throws(RealtimeRefusal) {
         // null turns transcription off in OpenAI's API; a transcription session without it has no
         // purpose, so it keeps the default model.
-        if value is NSNull { return }
-        guard let object = value as? [String: Any] else { throw .invalidValue(param, "expected an object") }
-        if let model = object["model"], !(model is NSNull) {
-            guard let name = model as? String, models.contains(name) else {
+        if value.isNull { return }
+        guard let object = value.object else { throw .invalidValue(param, "expected an object") }
+        if let model = object["model"], !model.isNull {
+            guard let name = model.string, models.contains(name) else {
                 throw .invalidValue(
                     param + ".model",
-                    "model \(Self.shown(model)) does not exist here; expected one of "
+                    "model \(model.shown) does not exist here; expected one of "
                         + models.joined(separator: ", ") + " (GET /v1/models lists them)")
             }
             self.model = name
         }
         if let prompt = object["prompt"] {
-            if prompt is NSNull {
+            if prompt.isNull {
                 self.prompt = nil
             } else {
-                guard let text = prompt as? String else { throw .invalidValue(param + ".prompt", "expected a string") }
+                guard let text = prompt.string else { throw .invalidValue(param + ".prompt", "expected a string") }
                 self.prompt = text.isEmpty ? nil : text
             }
         }
         if let language = object["language"] {
-            if language is NSNull {
+            if language.isNull {
                 self.language = nil
             } else {
-                guard let code = (language as? String)?.lowercased(), code.isEmpty || languages.contains(code) else {
+                guard let code = language.string?.lowercased(), code.isEmpty || languages.contains(code) else {
                     throw .invalidValue(
                         param + ".language",
-                        "language \(Self.shown(language)) is not recognized by this service; "
+                        "language \(language.shown) is not recognized by this service; "
                             + "expected " + languages.prefix(12).joined(separator: ", ")
                             + (languages.count > 12 ? ", …" : "") + " (ISO-639-1)")
                 }
@@ -166,12 +168,12 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         }
     }
 
-    private static func turnDetection(_ value: Any, param: String) throws(RealtimeRefusal) -> ServerVAD? {
-        if value is NSNull { return nil }
-        guard let object = value as? [String: Any] else {
+    private static func turnDetection(_ value: JSONValue, param: String) throws(RealtimeRefusal) -> ServerVAD? {
+        if value.isNull { return nil }
+        guard let object = value.object else {
             throw .invalidValue(param, "expected an object with type server_vad, or null for manual commits")
         }
-        let type = object["type"] as? String ?? "server_vad"
+        let type = object["type"]?.string ?? "server_vad"
         guard type == "server_vad" else {
             if type == "semantic_vad" {
                 throw RealtimeRefusal(
@@ -181,12 +183,13 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                     param: param + ".type")
             }
             throw .invalidValue(
-                param + ".type", "turn detection \(shown(type)) is unknown; expected server_vad or null")
+                param + ".type",
+                "turn detection \(JSONValue.string(type).shown) is unknown; expected server_vad or null")
         }
         var vad = ServerVAD()
-        if let threshold = object["threshold"], !(threshold is NSNull) {
-            guard let number = (threshold as? NSNumber)?.doubleValue, (0...1).contains(number) else {
-                throw .invalidValue(param + ".threshold", "threshold \(shown(threshold)) is not a number from 0 to 1")
+        if let threshold = object["threshold"], !threshold.isNull {
+            guard let number = threshold.double, (0...1).contains(number) else {
+                throw .invalidValue(param + ".threshold", "threshold \(threshold.shown) is not a number from 0 to 1")
             }
             vad.threshold = number
         }
@@ -201,48 +204,44 @@ struct RealtimeSessionSettings: Sendable, Equatable {
 
     /// `object[key]` as whole milliseconds within `range`; nil when absent or null.
     private static func milliseconds(
-        _ object: [String: Any], _ key: String, in range: ClosedRange<Int>, param: String
+        _ object: [String: JSONValue], _ key: String, in range: ClosedRange<Int>, param: String
     ) throws(RealtimeRefusal) -> Int? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let number = value as? Int, range.contains(number) else {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let number = value.integer, range.contains(number) else {
             throw .invalidValue(
                 param + "." + key,
-                "\(key) \(shown(value)) is not a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound)"
+                "\(key) \(value.shown) is not a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound)"
             )
         }
         return number
     }
 
-    private static func shown(_ value: Any) -> String {
-        if let text = value as? String { return "\"\(text.prefix(80))\"" }
-        if value is NSNull { return "null" }
-        return "\(value)".prefix(80).description
-    }
-
     /// The GA session object `session.created` and `session.updated` carry.
-    func sessionObject(id: String, expiresAt: Int) -> [String: Any] {
-        var format: [String: Any] = ["type": format.encoding.rawValue]
-        if self.format.encoding == .pcm16 { format["rate"] = self.format.rate }
-        let turnDetection: Any =
+    func sessionObject(id: String, expiresAt: Int) -> JSONValue {
+        var format: [String: JSONValue] = ["type": .string(format.encoding.rawValue)]
+        if self.format.encoding == .pcm16 { format["rate"] = .integer(self.format.rate) }
+        let turnDetection: JSONValue =
             self.turnDetection.map {
                 [
-                    "type": "server_vad", "threshold": $0.threshold, "prefix_padding_ms": $0.prefixPaddingMs,
-                    "silence_duration_ms": $0.silenceDurationMs,
-                ] as [String: Any]
-            } ?? NSNull()
+                    "type": "server_vad", "threshold": .number($0.threshold),
+                    "prefix_padding_ms": .integer($0.prefixPaddingMs),
+                    "silence_duration_ms": .integer($0.silenceDurationMs),
+                ]
+            } ?? .null
         return [
-            "type": "transcription", "object": "realtime.transcription_session", "id": id, "expires_at": expiresAt,
+            "type": "transcription", "object": "realtime.transcription_session", "id": .string(id),
+            "expires_at": .integer(expiresAt),
             "audio": [
                 "input": [
-                    "format": format,
+                    "format": .object(format),
                     "transcription": [
-                        "model": model, "prompt": prompt ?? "", "language": language as Any? ?? NSNull(),
-                    ] as [String: Any],
+                        "model": .string(model), "prompt": .string(prompt ?? ""), "language": JSONValue(language),
+                    ],
                     "turn_detection": turnDetection,
-                    "noise_reduction": NSNull(),
-                ] as [String: Any]
+                    "noise_reduction": nil,
+                ]
             ],
-            "include": [String](),
+            "include": [],
         ]
     }
 }
