@@ -1,8 +1,9 @@
+import EarshotTestTraits
 import EarshotWire
 import Testing
 
 /// `JSONValue`, the Codable JSON the Realtime protocol reads and writes field by field.
-@Suite struct JSONValueTests {
+@Suite(.computing) struct JSONValueTests {
     @Test func aDocumentReadsAndWritesBackTheSame() throws {
         let text = #"{"a":[1,2.5,true,null,"x/y"],"b":{"c":-3},"rate":24000}"#
         let value = try #require(JSONValue(parsing: text))
