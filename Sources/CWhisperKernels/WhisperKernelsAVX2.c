@@ -1,4 +1,4 @@
-// AVX2 twins of WhisperKernels.multiplyFewRows and multiplyHalfRows (see the header), for CPUs with
+// AVX2 twins of WhisperKernels.multiplyFewRows, multiplyHalfRows, softmax and gelu (see the header), for CPUs with
 // AVX2 and F16C but no AVX-512. Only the functions marked with the target attribute use them; callers
 // check the CPU first.
 #include "CWhisperKernels.h"
@@ -181,6 +181,94 @@ AVX2 void earshot_whisper_half_rows_avx2(
     }
 }
 
+/// WhisperKernels.exp, eight lanes: the same operations in the same order, lane by lane.
+AVX2 static inline __m256 exp8(__m256 x) {
+    const __m256 high = _mm256_set1_ps(88.72283f), low = _mm256_set1_ps(-87.33654f);
+    const __m256 clamped = _mm256_max_ps(_mm256_min_ps(x, high), low);
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    const __m256 shifted = _mm256_add_ps(_mm256_mul_ps(clamped, _mm256_set1_ps(1.44269504088896341f)), magic);
+    const __m256 n = _mm256_sub_ps(shifted, magic);
+    const __m256 r = _mm256_add_ps(
+        _mm256_sub_ps(clamped, _mm256_mul_ps(n, _mm256_set1_ps(0.693359375f))),
+        _mm256_mul_ps(n, _mm256_set1_ps(2.12194440e-4f)));
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(p, r), r), r), _mm256_set1_ps(1.0f));
+    const __m256i bits = _mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_set1_epi32(0x4B400000)),
+                         _mm256_set1_epi32(127)),
+        23);
+    const __m256 value = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
+    const __m256 under = _mm256_cmp_ps(x, low, _CMP_LT_OQ);
+    return _mm256_blendv_ps(value, _mm256_setzero_ps(), under);
+}
+
+AVX2 void earshot_whisper_softmax_avx2(float *x, ptrdiff_t rows, ptrdiff_t width, ptrdiff_t stride) {
+    for (ptrdiff_t row = 0; row < rows; row++) {
+        float *values = x + row * stride;
+        // The maximum: the same value whatever the order.
+        __m256 lanes = _mm256_set1_ps(-__builtin_inff());
+        ptrdiff_t i = 0;
+        for (; i + 8 <= width; i += 8) lanes = _mm256_max_ps(lanes, _mm256_loadu_ps(values + i));
+        float eight[8];
+        _mm256_storeu_ps(eight, lanes);
+        float maximum = eight[0];
+        for (int q = 1; q < 8; q++) maximum = eight[q] > maximum ? eight[q] : maximum;
+        for (; i < width; i++) maximum = values[i] > maximum ? values[i] : maximum;
+        const __m256 m = _mm256_set1_ps(maximum);
+        for (i = 0; i + 8 <= width; i += 8) {
+            _mm256_storeu_ps(values + i, exp8(_mm256_sub_ps(_mm256_loadu_ps(values + i), m)));
+        }
+        for (; i < width; i++) values[i] = exp1(values[i] - maximum);
+        // The sum in WhisperKernels.sum's order: four lanes, paired, then the rest one by one.
+        __m128 four = _mm_setzero_ps();
+        for (i = 0; i + 4 <= width; i += 4) four = _mm_add_ps(four, _mm_loadu_ps(values + i));
+        float l[4];
+        _mm_storeu_ps(l, four);
+        float sum = (l[0] + l[1]) + (l[2] + l[3]);
+        for (; i < width; i++) sum += values[i];
+        const float inverse = 1.0f / sum;
+        const __m256 scale = _mm256_set1_ps(inverse);
+        for (i = 0; i + 8 <= width; i += 8) _mm256_storeu_ps(values + i, _mm256_mul_ps(_mm256_loadu_ps(values + i), scale));
+        for (; i < width; i++) values[i] *= inverse;
+    }
+}
+
+/// WhisperKernels.erf, eight lanes.
+AVX2 static inline __m256 erf8(__m256 x) {
+    const __m256i signBit = _mm256_set1_epi32((int)0x80000000u);
+    const __m256 a = _mm256_castsi256_ps(_mm256_andnot_si256(signBit, _mm256_castps_si256(x)));
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 t = _mm256_div_ps(one, _mm256_add_ps(one, _mm256_mul_ps(_mm256_set1_ps(0.3275911f), a)));
+    __m256 p = _mm256_set1_ps(1.061405429f);
+    p = _mm256_sub_ps(_mm256_mul_ps(p, t), _mm256_set1_ps(1.453152027f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, t), _mm256_set1_ps(1.421413741f));
+    p = _mm256_sub_ps(_mm256_mul_ps(p, t), _mm256_set1_ps(0.284496736f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, t), _mm256_set1_ps(0.254829592f));
+    const __m256 negated = _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(a), signBit));
+    const __m256 magnitude = _mm256_sub_ps(one, _mm256_mul_ps(_mm256_mul_ps(p, t), exp8(_mm256_mul_ps(negated, a))));
+    return _mm256_castsi256_ps(
+        _mm256_or_si256(_mm256_castps_si256(magnitude), _mm256_and_si256(_mm256_castps_si256(x), signBit)));
+}
+
+AVX2 void earshot_whisper_gelu_avx2(float *x, ptrdiff_t count) {
+    const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f), root = _mm256_set1_ps(0.70710678118654752f);
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 value = _mm256_loadu_ps(x + i);
+        const __m256 e = erf8(_mm256_mul_ps(value, root));
+        _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_mul_ps(half, value), _mm256_add_ps(one, e)));
+    }
+    for (; i < count; i++) {
+        const float value = x[i];
+        x[i] = 0.5f * value * (1.0f + erf1(value * 0.70710678118654752f));
+    }
+}
+
 #else
 
 void earshot_whisper_few_rows_avx2(
@@ -200,6 +288,16 @@ void earshot_whisper_few_half_rows_avx2(
 
 void earshot_whisper_half_rows_avx2(const float *a, const uint16_t *w, ptrdiff_t columns, ptrdiff_t depth, float *c) {
     (void)a, (void)w, (void)columns, (void)depth, (void)c;
+    __builtin_trap();
+}
+
+void earshot_whisper_softmax_avx2(float *x, ptrdiff_t rows, ptrdiff_t width, ptrdiff_t stride) {
+    (void)x, (void)rows, (void)width, (void)stride;
+    __builtin_trap();
+}
+
+void earshot_whisper_gelu_avx2(float *x, ptrdiff_t count) {
+    (void)x, (void)count;
     __builtin_trap();
 }
 

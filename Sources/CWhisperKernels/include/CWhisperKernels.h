@@ -48,4 +48,10 @@ void earshot_whisper_few_half_rows_avx2(
 void earshot_whisper_half_rows_avx2(
     const float *a, const uint16_t *w, ptrdiff_t columns, ptrdiff_t depth, float *c);
 
+/// AVX2 twins of earshot_whisper_softmax_avx512 and earshot_whisper_gelu_avx512: eight lanes at a time,
+/// the same bits.
+void earshot_whisper_softmax_avx2(float *x, ptrdiff_t rows, ptrdiff_t width, ptrdiff_t stride);
+
+void earshot_whisper_gelu_avx2(float *x, ptrdiff_t count);
+
 #endif

@@ -14,9 +14,9 @@ enum WhisperKernels {
     enum Twins: String {
         /// The Swift loops, compiled for baseline x86-64.
         case portable
-        /// The few-row and half-float products in AVX2 and F16C.
+        /// The few-row and half-float products, the softmax and GELU in AVX2 and F16C.
         case avx2
-        /// Those products, the softmax and GELU in AVX-512 (F, DQ, BW and VL).
+        /// The same in AVX-512 (F, DQ, BW and VL).
         case avx512
     }
 
@@ -39,9 +39,6 @@ enum WhisperKernels {
         default: return widest
         }
     }()
-
-    /// Whether the softmax and GELU run their AVX-512 twins.
-    static var avx512: Bool { twins == .avx512 }
 
     /// `c[i][j] = alpha · Σₖ a[i][k] · b[j][k] + beta · c[i][j]`: `a` is `rows × depth` (row stride
     /// `aStride`), `b` is `columns × depth` (row stride `bStride`), `c` is `rows × columns` (row stride
@@ -317,11 +314,14 @@ enum WhisperKernels {
 
     /// GELU in place, the exact form `x·Φ(x) = ½x(1 + erf(x/√2))` that Whisper uses.
     static func gelu(_ x: UnsafeMutablePointer<Float>, count: Int) {
-        if avx512 { return earshot_whisper_gelu_avx512(x, count) }
-        geluPortably(x, count: count)
+        switch twins {
+        case .avx512: earshot_whisper_gelu_avx512(x, count)
+        case .avx2: earshot_whisper_gelu_avx2(x, count)
+        case .portable: geluPortably(x, count: count)
+        }
     }
 
-    /// ``gelu(_:count:)`` in Swift: the arithmetic the AVX-512 twin reproduces bit for bit.
+    /// ``gelu(_:count:)`` in Swift: the arithmetic the AVX2 and AVX-512 twins reproduce bit for bit.
     static func geluPortably(_ x: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count {
             let value = x[i]
@@ -331,11 +331,15 @@ enum WhisperKernels {
 
     /// Softmax of each of `rows` rows of `width` values (row stride `stride`), in place.
     static func softmax(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, stride: Int) {
-        if avx512 { return earshot_whisper_softmax_avx512(x, rows, width, stride) }
-        softmaxPortably(x, rows: rows, width: width, stride: stride)
+        switch twins {
+        case .avx512: earshot_whisper_softmax_avx512(x, rows, width, stride)
+        case .avx2: earshot_whisper_softmax_avx2(x, rows, width, stride)
+        case .portable: softmaxPortably(x, rows: rows, width: width, stride: stride)
+        }
     }
 
-    /// ``softmax(_:rows:width:stride:)`` in Swift: the arithmetic the AVX-512 twin reproduces bit for bit.
+    /// ``softmax(_:rows:width:stride:)`` in Swift: the arithmetic the AVX2 and AVX-512 twins reproduce bit
+    /// for bit.
     static func softmaxPortably(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, stride: Int) {
         for row in 0..<rows {
             let values = x + row * stride
