@@ -3,7 +3,8 @@
 # pause (issue 47), side by side in one run: `earshot serve` with its defaults (Whisper tiny.en), then
 # the same with --no-early-decode, each loaded by `earshot bench --partial-results --json` at the given
 # stream counts on the `real` corpus. Prints one line per server and level: completed, failed,
-# end of speech → result p50, endpoint → result p50/p95, partial lag p50, WER, server CPU; and writes
+# end of speech → result p50, endpoint → result p50/p95, partial lag p50, the words the last partial results
+# showed that the final ones changed (of all they showed), WER, server CPU; and writes
 # the JSON reports to Benchmarks/service/results/.
 # Each level is a bench run of its own against the same server, with /metrics read before and after,
 # so the line also gives the CPU of the level's partial and final Whisper decodes (builds that count
@@ -72,6 +73,7 @@ for level in json.load(open(path))["levels"]:
     print(f"{mode:16} streams {level['streams']:2}  done {level['completed']:3}  failed {level['failed']:2}  "
           f"speech end→result p50 {f(level['p50_s'])}  endpoint→result p50 {f(level['endpoint_p50_s'])} "
           f"p95 {f(level['endpoint_p95_s'])}  partial lag p50 {f(level['partial_lag_p50_s'])}  "
+          f"partial words revised {level.get('partial_words_revised')}/{level.get('partial_words_shown')}  "
           f"WER {f(level['wer'])}  server CPU {f(level['server_cpu_cores'])} cores  "
           f"decode CPU final {final_cpu:.1f} s partial {partial_cpu:.1f} s (×{share})  "
           f"partials skipped {skipped:.0f}  final wait {waited:.1f} s")

@@ -45,6 +45,12 @@ public struct LoadReport: Sendable {
         }
         public var partialLags: [Double] { samples.flatMap(\.partialLags).sorted() }
         public var afterEndpoint: [Double] { samples.compactMap(\.afterEndpoint).sorted() }
+        /// The words the last partial results showed and the final results changed, summed over the
+        /// completed requests that had partial results (nil when none had).
+        public var partialRevision: PartialRevision? {
+            let tallies = samples.compactMap(\.partialRevision)
+            return tallies.isEmpty ? nil : tallies.reduce(.zero, +)
+        }
         /// The completed requests' words against their references, summed (nil when no request had both).
         public var wordErrors: WordErrorRate? {
             let scored = samples.compactMap(\.wordErrors)
@@ -129,6 +135,7 @@ public struct LoadReport: Sendable {
         var endpointToResult: [Double]
         var endpointP50, endpointP95: Double?
         var partialLagP50, partialLagP90: Double?
+        var partialWordsShown, partialWordsRevised: Int?
         var serverCPUCores: Double?
         var wer: Double?
         var wordErrors: WordErrorsDocument?
@@ -150,6 +157,8 @@ public struct LoadReport: Sendable {
             endpointP95 = Level.quantile(endpointToResult, 0.95)
             partialLagP50 = Level.quantile(level.partialLags, 0.5)
             partialLagP90 = Level.quantile(level.partialLags, 0.9)
+            partialWordsShown = level.partialRevision?.shownWords
+            partialWordsRevised = level.partialRevision?.revisedWords
             serverCPUCores = level.serverCPU
             let errors = level.wordErrors
             wer = errors.map(\.rate)
@@ -163,6 +172,7 @@ public struct LoadReport: Sendable {
             case endpointToResult = "endpoint_to_result_s", endpointP50 = "endpoint_p50_s"
             case endpointP95 = "endpoint_p95_s", partialLagP50 = "partial_lag_p50_s"
             case partialLagP90 = "partial_lag_p90_s", serverCPUCores = "server_cpu_cores"
+            case partialWordsShown = "partial_words_shown", partialWordsRevised = "partial_words_revised"
             case wer, wordErrors = "word_errors", utterances
         }
 
@@ -178,6 +188,8 @@ public struct LoadReport: Sendable {
             try container.encode(utterances, forKey: .utterances)
             try container.encode(wordErrors, forKey: .wordErrors)
             try container.encode(wer, forKey: .wer)
+            try container.encode(partialWordsShown, forKey: .partialWordsShown)
+            try container.encode(partialWordsRevised, forKey: .partialWordsRevised)
             for (value, key) in [
                 (p50, CodingKeys.p50), (p90, .p90), (p95, .p95), (p99, .p99), (max, .max),
                 (endpointP50, .endpointP50), (endpointP95, .endpointP95), (partialLagP50, .partialLagP50),
@@ -208,6 +220,7 @@ public struct LoadReport: Sendable {
         var path: String
         var reference: String?
         var transcript: String?
+        var lastPartial: String?
         var latency: Double?
         var afterEndpoint: Double?
         var speechEnd: Double?
@@ -219,6 +232,7 @@ public struct LoadReport: Sendable {
             path = sample.path
             reference = sample.reference
             transcript = sample.transcript
+            lastPartial = sample.lastPartial
             latency = sample.latency
             afterEndpoint = sample.afterEndpoint
             speechEnd = sample.speechEnd
@@ -229,6 +243,7 @@ public struct LoadReport: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case path, reference, transcript, failure, wer
+            case lastPartial = "last_partial"
             case latency = "latency_s", afterEndpoint = "endpoint_to_result_s"
             case speechEnd = "speech_end_s", endpointAt = "endpoint_at_s"
         }
@@ -239,6 +254,7 @@ public struct LoadReport: Sendable {
             try container.encode(path, forKey: .path)
             try container.encode(reference, forKey: .reference)
             try container.encode(transcript, forKey: .transcript)
+            try container.encode(lastPartial, forKey: .lastPartial)
             try container.encode(latency, forKey: .latency)
             try container.encode(afterEndpoint, forKey: .afterEndpoint)
             try container.encode(speechEnd, forKey: .speechEnd)

@@ -60,12 +60,20 @@ public struct LoadTest: Sendable {
         public var failure: String?
         /// For each partial result, seconds between the moment its audio was captured and its arrival.
         public var partialLags: [Double]
+        /// The text of the last partial result before the final one (nil when none came).
+        public var lastPartial: String? = nil
         /// The recording, its reference transcript, and the final transcript (nil when the request failed).
         public var path: String = ""
         public var reference: String? = nil
         public var transcript: String? = nil
         /// The labelled end of speech in the recording, in seconds.
         public var speechEnd: Double? = nil
+
+        /// How much of ``lastPartial`` the final transcript kept; nil without both.
+        public var partialRevision: PartialRevision? {
+            guard let lastPartial, let transcript else { return nil }
+            return PartialRevision(partial: lastPartial, final: transcript)
+        }
 
         /// The sample's words scored against the reference; nil without a reference or a transcript.
         public var wordErrors: WordErrorRate? {
@@ -127,6 +135,7 @@ public struct LoadTest: Sendable {
             return Sample(latency: nil, failure: "\(error)", partialLags: [])
         }
         var partialLags: [Double] = []
+        var lastPartial: String?
         var endpoint: ContinuousClock.Instant?
         var endpointAt: Double?
         for await event in interaction.events {
@@ -134,7 +143,8 @@ public struct LoadTest: Sendable {
             case .stoppedListening(let at, _):
                 endpoint = .now
                 endpointAt = at.seconds
-            case .partialResult(_, let audioTime):
+            case .partialResult(let text, let audioTime):
+                lastPartial = text
                 if let captured = clock.instant(ofMedia: audioTime) {
                     partialLags.append(Self.seconds(ContinuousClock.now - captured))
                 }
@@ -146,7 +156,8 @@ public struct LoadTest: Sendable {
                 let now = ContinuousClock.now
                 return Sample(
                     latency: Self.seconds(now - speechEnd), afterEndpoint: endpoint.map { Self.seconds(now - $0) },
-                    endpointAt: endpointAt, failure: nil, partialLags: partialLags, transcript: event.finalText)
+                    endpointAt: endpointAt, failure: nil, partialLags: partialLags, lastPartial: lastPartial,
+                    transcript: event.finalText)
             case .failed(let error):
                 return Sample(latency: nil, failure: error.label, partialLags: partialLags)
             default:

@@ -289,9 +289,9 @@ public final class WhisperRecognizer: Recognizer {
             return agreedResult()
         }
         var options = utteranceOptions
-        // Provisional text: the fitted window, whatever the final decodes use, and never the full
+        // Provisional text: the partial window, whatever the final decodes use, and never the full
         // window after it (a loop or an improbable first second is followed by another decode soon).
-        options.encoderWindow = .live
+        options.encoderWindow = options.partialEncoderWindow
         options.fullWindowFallback = false
         options.beamSize = 1
         options.temperatures = [0]

@@ -57,6 +57,13 @@ struct RecognizerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Whisper's encoder window for partial results (serve, listen, bench --embedded): fitted (the "
+                + "default) or fitted:MINIMUM:MARGIN in 20 ms positions; never followed by the full window.",
+            valueName: "fitted[:min:margin]"))
+    var partialEncoderWindow: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Whisper, with word times: audio after a recording's last word up to this long is not decoded "
                 + "again (a prompted Whisper repeats its prompt there). Default: off, as faster-whisper; "
                 + "\(WhisperOptions.defaultSkippedTail) with --language-model.",
@@ -104,7 +111,7 @@ struct RecognizerOptions: ParsableArguments {
             ("--whisper-model", whisperModel != nil), ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
             ("--vocabulary-bonus", vocabularyBonus != nil), ("--encoder-window", encoderWindow != nil),
             ("--live-encoder-window", liveEncoderWindow != nil),
-            ("--skip-tail", skipTail != nil),
+            ("--partial-encoder-window", partialEncoderWindow != nil), ("--skip-tail", skipTail != nil),
         ].filter(\.1).map(\.0)
         let pocketSphinxOnly = [("--decoder", decoderOptions.decoder != nil), ("--model-dir", modelDir != nil)]
             .filter(\.1).map(\.0)
@@ -145,6 +152,10 @@ struct RecognizerOptions: ParsableArguments {
         if let liveEncoderWindow, WhisperEncoderWindow(liveEncoderWindow) == nil {
             throw ValidationError("--live-encoder-window \(liveEncoderWindow): expected full or fitted")
         }
+        if let partialEncoderWindow, WhisperEncoderWindow(partialEncoderWindow) == nil {
+            throw ValidationError(
+                "--partial-encoder-window \(partialEncoderWindow): expected fitted or fitted:MINIMUM:MARGIN")
+        }
         try whisperOptions(language: nil).validate()
     }
 
@@ -171,6 +182,9 @@ struct RecognizerOptions: ParsableArguments {
         options.skippedTail = skipTail
         if let window = encoderWindow.flatMap(WhisperEncoderWindow.init) { options.encoderWindow = window }
         if let window = liveEncoderWindow.flatMap(WhisperEncoderWindow.init) { options.liveEncoderWindow = window }
+        if let window = partialEncoderWindow.flatMap(WhisperEncoderWindow.init) {
+            options.partialEncoderWindow = window
+        }
         return options
     }
 

@@ -151,7 +151,11 @@ private let clip = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibi
             for utterance in utterances {
                 #expect((utterance["path"] as? String)?.hasSuffix(".wav") == true, "\(utterance)")
                 #expect(utterance["reference"] is String && utterance["transcript"] is String, "\(utterance)")
+                // The last partial result's text, null when the client asked for none.
+                #expect(utterance.keys.contains("last_partial") && utterance["last_partial"] is NSNull)
             }
+            // How many words the partial results showed and the final ones changed: none asked for here.
+            #expect(level["partial_words_shown"] is NSNull && level["partial_words_revised"] is NSNull, "\(level)")
             let wer = try #require(level["wer"] as? Double)
             #expect(wer >= 0 && wer < 0.5, "\(utterances)")
             let errors = try #require(level["word_errors"] as? [String: Int])

@@ -56,6 +56,9 @@ import Testing
         #expect(throws: EarshotError.self) {
             try WhisperOptions(encoderWindow: .fitted(minimum: 512, margin: 2000)).validate()
         }
+        var partial = WhisperOptions()
+        partial.partialEncoderWindow = .fitted(minimum: 2000, margin: 0)
+        #expect(throws: EarshotError.self) { try partial.validate() }
     }
 
     /// The live rule transcribes the clips with no more word errors than the full window (the

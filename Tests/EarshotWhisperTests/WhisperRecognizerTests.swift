@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotLab
 import EarshotRecognizer
 import EarshotTestTraits
 import Foundation
@@ -237,9 +238,15 @@ import Testing
         #expect(try recognizer.endUtterance().text == Self.expected)
     }
 
-    @Test func partialResultsOnlyGrowAndLeadToTheFinalText() throws {
+    /// With the partial decodes' default window (``WhisperEncoderWindow/live``) and a tighter one
+    /// (``WhisperOptions/partialEncoderWindow``): the partial text only grows and the final result keeps it.
+    @Test(arguments: [WhisperEncoderWindow.live, .fitted(minimum: 256, margin: 64)])
+    func partialResultsOnlyGrowAndLeadToTheFinalText(window: WhisperEncoderWindow) throws {
         let samples = try WhisperFixtures.samples(Self.clip)
-        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model(), partialPacing: .everySecondOfAudio)
+        var options = WhisperOptions()
+        options.partialEncoderWindow = window
+        let recognizer = try WhisperRecognizer(
+            model: try WhisperFixtures.model(), options: options, partialPacing: .everySecondOfAudio)
         try recognizer.startUtterance()
         let given = try Self.partials(recognizer, samples).map(\.result)
         for partial in given { #expect(partial.isPartial && partial.hypotheses[0].confidence == nil) }
@@ -253,6 +260,8 @@ import Testing
         #expect(
             final.split(separator: " ").prefix(words).joined(separator: " ").lowercased().hasPrefix(
                 String(partials.last!.lowercased().prefix(10))), "\(partials.last!) vs \(final)")
+        #expect(
+            PartialRevision(partial: partials.last!, final: final).revisedWords == 0, "\(partials.last!) vs \(final)")
     }
 
     /// Audio fed far faster than a decode takes: partial decodes run as audio comes until two agree on

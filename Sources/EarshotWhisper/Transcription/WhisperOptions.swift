@@ -76,9 +76,16 @@ public struct WhisperOptions: Sendable, Equatable {
     /// says nothing is decoded again in full), which about halves that decode, so it ends within the
     /// endpointer's wait, for under one WER point on whole recordings (chosen on the LibriVox clips,
     /// confirmed on the `real` corpus; two words more in 78 on Realtime sessions: BENCHMARKS.md). ``WhisperEncoderWindow/full`` gives a live answer a file's words. A final
-    /// decode after the utterance has ended, as a file's, uses ``encoderWindow``; partial results always
-    /// use the fitted rule: they are provisional. A transcriber ignores it.
+    /// decode after the utterance has ended, as a file's, uses ``encoderWindow``; partial results use
+    /// ``partialEncoderWindow``. A transcriber ignores it.
     public var liveEncoderWindow: WhisperEncoderWindow
+    /// The encoder window of a ``WhisperRecognizer``'s partial decodes (never followed by the full window:
+    /// their text is provisional, and a word is shown only once two decodes agree on it):
+    /// ``WhisperEncoderWindow/live`` by default. A tighter one (`fitted(minimum: 256, margin: 64)`) makes each
+    /// partial decode cheaper, but in the README's load test it changed neither the partials' CPU (their
+    /// pacing spends what a decode saves on more decodes) nor their lag beyond the runs' spread, and showed
+    /// fewer words at one stream (BENCHMARKS.md), so it is not the default. A transcriber ignores it.
+    public var partialEncoderWindow = WhisperEncoderWindow.live
     /// Whether a fitted window whose decode loops, is improbable, hears no speech or says nothing is
     /// decoded again over the full window (the default: a result's words). Without it — a
     /// ``WhisperRecognizer``'s partial results, whose text is provisional and which another decode
@@ -157,6 +164,9 @@ public struct WhisperOptions: Sendable, Equatable {
         if let problem = encoderWindow.problem { throw fail("encoderWindow \(encoderWindow)", problem) }
         if let problem = liveEncoderWindow.problem {
             throw fail("liveEncoderWindow \(liveEncoderWindow)", problem)
+        }
+        if let problem = partialEncoderWindow.problem {
+            throw fail("partialEncoderWindow \(partialEncoderWindow)", problem)
         }
         if !prefix.isEmpty, beamSize != 1 || temperatures != [0] {
             throw fail("prefix (\(prefix.count) tokens)", "greedy decoding (beamSize 1, temperatures [0])")
