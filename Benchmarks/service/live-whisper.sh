@@ -8,7 +8,8 @@
 # the JSON reports to Benchmarks/service/results/.
 # Each level is a bench run of its own against the same server, with /metrics read before and after,
 # so the line also gives the CPU of the level's partial and final Whisper decodes (builds that count
-# them: `earshot_decode_cpu_seconds_total`) and how many partial decodes gave way to final ones.
+# them: `earshot_decode_cpu_seconds_total`), how many partial decodes gave way to final ones, and how many
+# final decodes their fitted window made do again on the full one (`earshot_final_decodes_redone_total`).
 # Usage: live-whisper.sh [EARSHOT_BINARY] [STREAMS] [DURATION_S] [CORPUS]
 # MODES compares other servers instead: space-separated NAME=SERVE_FLAGS (flags joined by commas), e.g.
 #   MODES="fitted=--live-encoder-window,fitted full=--live-encoder-window,full" live-whisper.sh
@@ -60,7 +61,7 @@ mode, path, before, after = sys.argv[1:]
 def read(path):
     values = {}
     for line in open(path):
-        m = re.match(r'(earshot_decode\w*)(\{[^}]*\})? ([0-9.e+-]+)$', line.strip())
+        m = re.match(r'(earshot_\w*)(\{[^}]*\})? ([0-9.e+-]+)$', line.strip())
         if m: values[m.group(1) + (m.group(2) or "")] = float(m.group(3))
     return values
 b, a = read(before), read(after)
@@ -68,6 +69,7 @@ d = lambda key: a.get(key, 0) - b.get(key, 0)
 final_cpu, partial_cpu = d('earshot_decode_cpu_seconds_total{kind="final"}'), d('earshot_decode_cpu_seconds_total{kind="partial"}')
 share = f"{partial_cpu / final_cpu:.2f}" if final_cpu > 0 else "-"
 skipped, waited = d('earshot_decodes_total{kind="partial_skipped"}'), d('earshot_decode_wait_seconds_total')
+redone = d('earshot_final_decodes_redone_total')
 for level in json.load(open(path))["levels"]:
     f = lambda v: "-" if v is None else f"{v:.3f}"
     print(f"{mode:16} streams {level['streams']:2}  done {level['completed']:3}  failed {level['failed']:2}  "
@@ -76,7 +78,7 @@ for level in json.load(open(path))["levels"]:
           f"partial words revised {level.get('partial_words_revised')}/{level.get('partial_words_shown')}  "
           f"WER {f(level['wer'])}  server CPU {f(level['server_cpu_cores'])} cores  "
           f"decode CPU final {final_cpu:.1f} s partial {partial_cpu:.1f} s (×{share})  "
-          f"partials skipped {skipped:.0f}  final wait {waited:.1f} s")
+          f"partials skipped {skipped:.0f}  final wait {waited:.1f} s  redone in full {redone:.0f}")
 PY
     done
     kill -INT "$server"; wait "$server" || true

@@ -117,23 +117,29 @@ extension Recognizer {
 }
 
 /// Final decodes a recognizer began at the speaker's pauses (``Recognizer/speechPaused(at:)``): how many
-/// were begun, how many became the result, and how many returning speech stopped before they finished.
+/// were begun, how many became the result, and how many returning speech stopped before they finished;
+/// and how many final decodes had to be done again at full cost.
 public struct EarlyDecodeTally: Sendable, Equatable {
     public var begun = 0
     public var used = 0
     public var stopped = 0
+    /// Final decodes (begun at a pause or at the end) that ran on a shortened window and were done again
+    /// on the whole one: for Whisper, a fitted encoder window that looped, was improbable, heard no speech
+    /// or said nothing (the live answers that come late).
+    public var redoneInFull = 0
 
-    public init(begun: Int = 0, used: Int = 0, stopped: Int = 0) {
+    public init(begun: Int = 0, used: Int = 0, stopped: Int = 0, redoneInFull: Int = 0) {
         self.begun = begun
         self.used = used
         self.stopped = stopped
+        self.redoneInFull = redoneInFull
     }
 
     /// What happened between two readings.
     public static func - (later: EarlyDecodeTally, earlier: EarlyDecodeTally) -> EarlyDecodeTally {
         EarlyDecodeTally(
             begun: later.begun - earlier.begun, used: later.used - earlier.used,
-            stopped: later.stopped - earlier.stopped)
+            stopped: later.stopped - earlier.stopped, redoneInFull: later.redoneInFull - earlier.redoneInFull)
     }
 }
 

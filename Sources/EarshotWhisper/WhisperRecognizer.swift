@@ -90,6 +90,8 @@ public final class WhisperRecognizer: Recognizer {
     /// Final decodes begun early, over all utterances: begun, used as the result, and stopped by
     /// returning speech before they finished (their CPU spared).
     public private(set) var earlyDecodes = EarlyDecodeTally()
+    /// The transcriber's full-window fallbacks already counted in ``earlyDecodes``.
+    private var fallbacksCounted = 0
     /// The longest utterance decoded early: one window. A longer one is decoded window by window at
     /// the end, as before (an early decode of it would cost several windows for one pause).
     public static let maxSpeculativeSamples = 30 * 16_000
@@ -422,6 +424,9 @@ public final class WhisperRecognizer: Recognizer {
         } catch {
             throw EarshotError(.recognizerFailed, "Whisper failed to decode the utterance: \(error)")
         }
+        // No decode holds the transcriber now (partial decodes never fall back to the full window).
+        earlyDecodes.redoneInFull += transcriber.fallbacksToFullWindow - fallbacksCounted
+        fallbacksCounted = transcriber.fallbacksToFullWindow
         result.language = transcriber.language?.code
         result.languageProbability = transcriber.language?.probability
         var text = segments.map(\.text).joined().trimmingCharacters(in: .whitespaces)

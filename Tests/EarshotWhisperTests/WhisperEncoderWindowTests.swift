@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotLab
+import EarshotRecognizer
 import EarshotTestTraits
 import Foundation
 import Testing
@@ -205,6 +206,26 @@ import Testing
         #expect(transcriber.loopsCutShort == 2)
         #expect(transcriber.fallbacksToFullWindow == 1)
         #expect(partial.isEmpty, "\(partial.map(\.text))")
+    }
+
+    /// The same utterance through a recognizer, its final decode begun at the pause: the answer is the
+    /// full window's, and the recognizer counts it as a decode done again in full (what a service's
+    /// `earshot_final_decodes_redone_total` adds up); an utterance whose fitted window holds counts nothing.
+    @Test func aRecognizerCountsTheFinalDecodesItDidAgainInFull() async throws {
+        let samples = try await Self.fiveFive.value
+        let recognizer = try WhisperRecognizer(model: try WhisperFixtures.model(), slots: ComputeSlots(count: 1))
+        func answer(_ samples: [Float]) throws -> String {
+            try recognizer.startUtterance()
+            try recognizer.accept(AudioBuffer(format: .wideband, samples: samples, startFrame: 0))
+            let trail = Int64(WhisperRecognizer.pauseTrail * 16_000)
+            recognizer.speechPaused(at: MediaTime(frame: Int64(samples.count) - trail, sampleRate: 16_000))
+            return try recognizer.endUtterance().text
+        }
+        #expect(try answer(samples) == "5 5")
+        #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 1, used: 1, redoneInFull: 1))
+        let clip = try WhisperFixtures.samples(WhisperRecognizerTests.clip)
+        #expect(try answer(clip) == WhisperRecognizerTests.expected)
+        #expect(recognizer.earlyDecodes == EarlyDecodeTally(begun: 2, used: 2, redoneInFull: 1))
     }
 
     /// A live decode whose every temperature loops on the full window: "five five" prompted with

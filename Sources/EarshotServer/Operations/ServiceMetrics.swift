@@ -16,6 +16,7 @@ import Synchronization
 /// | `earshot_recognizers_in_use` | gauge | recognizers lent to requests when scraped |
 /// | `earshot_recognizers` | gauge | the pool's size (`--recognizers`) |
 /// | `earshot_early_decodes_total{outcome}` | counter | final decodes begun at the speaker's pause: `used` as the answer, `dropped` when speech came back |
+/// | `earshot_final_decodes_redone_total` | counter | final decodes whose fitted encoder window looped, was improbable or said nothing, done again on the full 30 s window (the live answers that come late) |
 /// | `earshot_decodes_total{kind}` | counter | Whisper decodes run on the process's cores (``ComputeSlots``): `final` (begun at a pause or at the end), `partial`, and `partial_skipped` (a core was busy or a final waited) |
 /// | `earshot_decode_cpu_seconds_total{kind}` | counter | the CPU those decodes took, `final` and `partial` |
 /// | `earshot_decode_wait_seconds_total` | counter | time final decodes waited for a core |
@@ -25,6 +26,7 @@ public final class ServiceMetrics: Sendable {
     private let audioSeconds: Counter
     private let recognizersInUse: Gauge
     private let recognizers: Gauge
+    private let redone: Counter
     /// The decode tally at the last scrape; counters go up by what changed since.
     private let decodesScraped = Mutex(ComputeSlots.Tally())
 
@@ -43,6 +45,10 @@ public final class ServiceMetrics: Sendable {
         recognizersInUse = registry.makeGauge(
             descriptor: Self.name("recognizers_in_use", help: "Recognizers lent to requests"))
         recognizers = registry.makeGauge(descriptor: Self.name("recognizers", help: "Recognizers the pool may hold"))
+        redone = registry.makeCounter(
+            descriptor: Self.name(
+                "final_decodes_redone", unit: "total",
+                help: "Final decodes whose fitted encoder window failed, done again on the full window"))
     }
 
     /// Counts an answered request; `route` is the matched route's path (few values), never the raw URI.
@@ -70,6 +76,7 @@ public final class ServiceMetrics: Sendable {
                 labels: [("outcome", outcome)]
             ).increment(by: Int64(count))
         }
+        redone.increment(by: Int64(max(tally.redoneInFull, 0)))
     }
 
     /// Counts audio a request had recognized.
