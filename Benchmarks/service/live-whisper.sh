@@ -50,6 +50,12 @@ for spec in ${MODES:-early-decode=--early-decode no-early-decode=--no-early-deco
     IFS=, read -r -a levels <<< "$streams"
     for level in "${levels[@]}"; do
         report="Benchmarks/service/results/live-whisper-$mode-$level-$stamp.json"
+        # A mode named twice in MODES (to alternate it with another) gets a report of its own each time.
+        n=2
+        while [ -e "$report" ]; do
+            report="Benchmarks/service/results/live-whisper-$mode-$level-$stamp-$n.json"
+            n=$((n + 1))
+        done
         curl -s "http://127.0.0.1:$port/metrics" > "$work/before.txt"
         "$earshot" bench --service "http://127.0.0.1:$port/speech/v3/speechToText" --app-key bench-app \
             --secret "$secret" --corpus "$corpus" --streams "$level" --duration "$duration" $partials \
