@@ -157,8 +157,8 @@ public struct LoadReport: Sendable {
             endpointP95 = Level.quantile(endpointToResult, 0.95)
             partialLagP50 = Level.quantile(level.partialLags, 0.5)
             partialLagP90 = Level.quantile(level.partialLags, 0.9)
-            partialWordsShown = level.partialRevision?.shownWords
-            partialWordsRevised = level.partialRevision?.revisedWords
+            let revision = level.partialRevision
+            (partialWordsShown, partialWordsRevised) = (revision?.shownWords, revision?.revisedWords)
             serverCPUCores = level.serverCPU
             let errors = level.wordErrors
             wer = errors.map(\.rate)

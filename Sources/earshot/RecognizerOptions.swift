@@ -58,7 +58,8 @@ struct RecognizerOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Whisper's encoder window for partial results (serve, listen, bench --embedded): fitted (the "
-                + "default) or fitted:MINIMUM:MARGIN in 20 ms positions; never followed by the full window.",
+                + "default), fitted:MINIMUM:MARGIN in 20 ms positions, or full; a fitted one is never followed "
+                + "by the full window.",
             valueName: "fitted[:min:margin]"))
     var partialEncoderWindow: String?
 
@@ -146,15 +147,15 @@ struct RecognizerOptions: ParsableArguments {
         if let skipTail, !(skipTail >= 0 && skipTail.isFinite) {
             throw ValidationError("--skip-tail \(skipTail): expected seconds ≥ 0")
         }
-        if let encoderWindow, WhisperEncoderWindow(encoderWindow) == nil {
-            throw ValidationError("--encoder-window \(encoderWindow): expected full or fitted")
-        }
-        if let liveEncoderWindow, WhisperEncoderWindow(liveEncoderWindow) == nil {
-            throw ValidationError("--live-encoder-window \(liveEncoderWindow): expected full or fitted")
-        }
-        if let partialEncoderWindow, WhisperEncoderWindow(partialEncoderWindow) == nil {
-            throw ValidationError(
-                "--partial-encoder-window \(partialEncoderWindow): expected fitted or fitted:MINIMUM:MARGIN")
+        for (flag, text) in [
+            ("--encoder-window", encoderWindow), ("--live-encoder-window", liveEncoderWindow),
+            ("--partial-encoder-window", partialEncoderWindow),
+        ] {
+            guard let text else { continue }
+            guard let window = WhisperEncoderWindow(text) else {
+                throw ValidationError("\(flag) \(text): expected full, fitted or fitted:MINIMUM:MARGIN")
+            }
+            if let problem = window.problem { throw ValidationError("\(flag) \(text): expected \(problem)") }
         }
         try whisperOptions(language: nil).validate()
     }

@@ -84,6 +84,9 @@ import Testing
         (["eval", "--detector", "spectral"], "<corpus>"),
         (["endpoint", "--maxInitialSilence", "soon", "a.wav"], "maxInitialSilence"),
         (["transcribe", "--no-such-flag", "a.wav"], "--no-such-flag"),
+        (["serve", "--partial-encoder-window", "half"], "--partial-encoder-window half"),
+        (["serve", "--partial-encoder-window", "fitted:0"], "--partial-encoder-window fitted:0"),
+        (["listen", "--file", "a.wav", "--live-encoder-window", "fitted:512:2000"], "--live-encoder-window"),
     ])
     func aBadCommandLineIsAUsageErrorNamingTheOption(arguments: [String], named: String) throws {
         do {

@@ -68,7 +68,7 @@ public enum WhisperEncoderWindow: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// What is wrong with a fitted window's numbers, naming the one out of range; nil when nothing is.
-    var problem: String? {
+    public var problem: String? {
         guard case .fitted(let minimum, let margin) = self else { return nil }
         if !(1...1_500).contains(minimum) { return "a minimum of 1–1500 positions, not \(minimum)" }
         if !(0...1_500).contains(margin) { return "a margin of 0–1500 positions, not \(margin)" }
