@@ -12,7 +12,7 @@
 #   make deb        build earshot and package the same as .build-deb/earshot_<version>_<arch>.deb
 
 # Debian packages: C libraries we link (audio files, resampling (libsoxr, speexdsp), recognition, and the codecs of the
-# Speech API: Speex, Ogg, Opus, AMR-NB, FLAC; ALSA for live capture), the recognizer's model, the real recordings the tests
+# Speech API: Speex, Ogg, Opus, AMR-NB, FLAC; ALSA for live capture; libcrypto for SHA-256 and HMAC), the recognizer's model, the real recordings the tests
 # and demo use (pocketsphinx-testdata), and independent decoders the codec tests check us against
 # (sox with all its formats, speexdec from speex, ffmpeg), and nginx, which the scale-out tests put in front
 # of two instances of the service (with its example configuration, Examples/nginx/). FFmpeg's libavformat,
@@ -21,7 +21,7 @@
 # and MP3 and the rest uploaded to `earshot serve`.
 APT_PACKAGES := pkg-config libsndfile1-dev libspeexdsp-dev libsoxr-dev libpocketsphinx-dev libsphinxbase-dev \
 	pocketsphinx-en-us pocketsphinx-testdata libspeex-dev libogg-dev libopus-dev libopencore-amrnb-dev \
-	libflac-dev libfftw3-dev libopenblas-dev libasound2-dev sox libsox-fmt-all speex ffmpeg nginx-light \
+	libflac-dev libssl-dev libfftw3-dev libopenblas-dev libasound2-dev sox libsox-fmt-all speex ffmpeg nginx-light \
 	libavformat-dev libavcodec-dev libavutil-dev \
 	libespeak-ng-dev flite1-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

@@ -50,7 +50,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The CLI's config file (YAML or JSON) and EARSHOT_… variables; Yams lists a file's keys so unknown
@@ -75,6 +74,9 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // OpenSSL's libcrypto, for SHA-256 and HMAC-SHA256 (EarshotCrypto): the system's, where swift-crypto
+        // would compile a BoringSSL of its own (366 C files, about a sixth of a cold build on two cores).
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         // Flite ships no pkg-config file; the module map links its voices and lexicon.
         .systemLibrary(name: "CFlite", providers: [.apt(["flite1-dev"])]),
@@ -86,6 +88,8 @@ let package = Package(
         .systemLibrary(name: "CLinuxSocket"),
 
         .target(name: "EarshotCore", swiftSettings: strictSwift6),
+        // SHA-256 and HMAC-SHA256, over the system's libcrypto.
+        .target(name: "EarshotCrypto", dependencies: ["CLibCrypto"], swiftSettings: strictSwift6),
         // AVX-512 twins of two of Whisper's products, in C for its per-function target attribute: the
         // rest of the package stays baseline x86-64, and the twins run only where the CPU has AVX-512.
         .target(name: "CWhisperKernels"),
@@ -107,7 +111,7 @@ let package = Package(
             dependencies: [
                 "EarshotCore", "CPocketSphinx",
                 // SHA-256 of a custom language model's source, in its manifest.
-                .product(name: "Crypto", package: "swift-crypto"),
+                "EarshotCrypto",
             ], swiftSettings: strictSwift6),
         // Whisper: our reader of CTranslate2's model files and our inference, a Recognizer.
         .target(
@@ -121,7 +125,7 @@ let package = Package(
             dependencies: [
                 "EarshotCore", "EarshotRecognizer", "EarshotWhisper", "EarshotVAD",
                 // SHA-256 of the models' files, checked against their pins when installed and listed.
-                .product(name: "Crypto", package: "swift-crypto"),
+                "EarshotCrypto",
             ], swiftSettings: strictSwift6),
         .target(
             name: "EarshotCodecs",
@@ -152,7 +156,7 @@ let package = Package(
                 // The synthetic corpus is spoken in-process by the synthesis stage.
                 "EarshotSynthesis",
                 // SHA-256 of a corpus's manifest, which tells the partial results of shards of one corpus apart.
-                .product(name: "Crypto", package: "swift-crypto"),
+                "EarshotCrypto",
             ],
             swiftSettings: strictSwift6),
         // The service load test (`earshot bench`): live clients against a service, or the embedded
@@ -186,7 +190,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "EarshotCrypto",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSwift6),
@@ -249,7 +253,7 @@ let package = Package(
             swiftSettings: strictSwift6),
 
         .testTarget(
-            name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTesting", "EarshotTestTraits"],
+            name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotCrypto", "EarshotTesting", "EarshotTestTraits"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EarshotIOTests",
@@ -275,7 +279,7 @@ let package = Package(
                 "EarshotCore",
                 "EarshotWhisper", "EarshotModels", "EarshotRecognizer", "EarshotIO", "EarshotLab", "EarshotTesting",
                 "EarshotTestTraits", "EarshotBLAS", "CWhisperKernels",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "EarshotCrypto",
             ],
             exclude: ["Fixtures"], swiftSettings: strictSwift6),
         .testTarget(

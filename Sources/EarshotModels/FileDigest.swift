@@ -1,5 +1,5 @@
-import Crypto
 import EarshotCore
+import EarshotCrypto
 import Foundation
 
 /// SHA-256 of a file, read in 4 MiB pieces: how installed models are checked against their pins.
@@ -10,7 +10,7 @@ public enum FileDigest {
         }
         defer { try? handle.close() }
         var hash = SHA256()
-        while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+        while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty { hash.update(chunk) }
         return hash.finalize().hexadecimal
     }
 }

@@ -1,5 +1,5 @@
-import Crypto
 import EarshotCore
+import EarshotCrypto
 public import Foundation
 
 /// What one shard of `earshot eval` or `earshot sweep` wrote (`--shard I/N`), to be merged with the
@@ -185,6 +185,6 @@ public enum PartialSet {
         guard let data = FileManager.default.contents(atPath: corpus.manifestPath) else {
             throw EarshotError(.invalidInput, "\(corpus.manifestPath): cannot read the corpus manifest")
         }
-        return SHA256.hash(data: data).hexadecimal
+        return SHA256.hash(data).hexadecimal
     }
 }

@@ -1,5 +1,5 @@
-import Crypto
 public import EarshotCore
+import EarshotCrypto
 public import Foundation
 
 /// A custom language model prepared from ``CustomLanguageModelData`` (what `earshot lm build` writes,
@@ -153,7 +153,7 @@ public struct CustomLanguageModel: Sendable, Hashable {
     }
 
     static func sha256(_ bytes: Data) -> String {
-        SHA256.hash(data: bytes).hexadecimal
+        SHA256.hash(bytes).hexadecimal
     }
 
     /// The custom pronunciations as PocketSphinx dictionary entries: the word (a second pronunciation

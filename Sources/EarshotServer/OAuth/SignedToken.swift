@@ -1,4 +1,4 @@
-import Crypto
+import EarshotCrypto
 import Foundation
 
 /// A self-contained token: what it is for, the app it was issued to, the services it opens and when
@@ -57,7 +57,7 @@ public struct SignedToken: Sendable, Hashable {
         let json = (try? encoder.encode(claims)) ?? Data()
         let signed = Self.prefix + Self.base64URL(json)
         return signed + "."
-            + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Data(signed.utf8), using: key.key)))
+            + Self.base64URL(Data(HMACSHA256.code(for: signed.utf8, key: key.key)))
     }
 
     /// The token `text` holds, or nil unless it is one signed with `key`. The signature is checked
@@ -67,8 +67,7 @@ public struct SignedToken: Sendable, Hashable {
         let parts = text.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let json = Self.data(base64URL: parts[0]),
             let signature = Self.data(base64URL: parts[1]),
-            HMAC<SHA256>.isValidAuthenticationCode(
-                signature, authenticating: Data((Self.prefix + parts[0]).utf8), using: key.key),
+            HMACSHA256.isValid(signature, for: (Self.prefix + parts[0]).utf8, key: key.key),
             let claims = try? JSONDecoder().decode(Claims.self, from: json), let kind = Kind(rawValue: claims.typ),
             let scope = OAuthScope(field: claims.scp)
         else { return nil }

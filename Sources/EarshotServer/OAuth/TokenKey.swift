@@ -1,5 +1,5 @@
-import Crypto
 import EarshotCore
+import EarshotCrypto
 import Foundation
 
 /// The secret that signs and checks tokens (``SignedToken``). Every instance started with the same
@@ -16,12 +16,12 @@ import Foundation
 /// repeated character or a short phrase, not proof of randomness but a guard against the obvious
 /// mistakes.
 public struct TokenKey: Sendable {
-    let key: SymmetricKey
+    let key: [UInt8]
 
-    init(key: SymmetricKey) { self.key = key }
+    init(key: [UInt8]) { self.key = key }
 
     /// A fresh 256-bit key from the system's random source.
-    public static func random() -> TokenKey { TokenKey(key: SymmetricKey(size: .bits256)) }
+    public static func random() -> TokenKey { TokenKey(key: HMACSHA256.randomKey()) }
 
     /// A key from a file's bytes; `origin` names the file in errors, which never quote the key.
     public init(fileContents bytes: [UInt8], origin: String) throws {
@@ -68,7 +68,7 @@ public struct TokenKey: Sendable {
                 "\(origin): the token key does not look random (fewer than 16 distinct bytes); make one with openssl rand -hex 32"
             )
         }
-        key = SymmetricKey(data: material)
+        key = material
     }
 
     /// Reads and checks a key file (see the type's documentation).

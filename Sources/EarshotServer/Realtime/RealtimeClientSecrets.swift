@@ -1,5 +1,5 @@
-import Crypto
 import EarshotCore
+import EarshotCrypto
 import Foundation
 import HTTPTypes
 
@@ -16,10 +16,7 @@ struct RealtimeClientSecrets: Sendable {
 
     init(tokenKey: TokenKey, clock: WallClock) {
         self.clock = clock
-        key = TokenKey(
-            key: SymmetricKey(
-                data: HMAC<SHA256>.authenticationCode(
-                    for: Data("earshot realtime client secret v1".utf8), using: tokenKey.key)))
+        key = TokenKey(key: HMACSHA256.code(for: "earshot realtime client secret v1".utf8, key: tokenKey.key))
     }
 
     static let prefix = "ek_"
