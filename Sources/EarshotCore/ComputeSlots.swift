@@ -14,7 +14,14 @@ import Foundation
 /// is worth less than a final one now, and a caller that skips one keeps the text it has. Provisional
 /// work holds at most ``provisionalLimit`` slots (half of them), so a result that comes finds a core
 /// free at once rather than at a partial decode's next check, and partial results never take more than
-/// half the machine however many streams ask for them.
+/// half the machine however many streams ask for them. And it starts only where it leaves a slot free
+/// (or where nothing runs at all): the decodes are not the only work on the cores — the service reads
+/// every stream and runs its detector and endpointer, and a load test's clients often share the
+/// machine. On two cores, a partial decode beside a result's left that work no core, and the result
+/// ran at half speed: in the README's load test at eight streams, `cards-004`'s final decode (0.93 s of
+/// CPU) took 1.1–1.8 s, answering 0.48–0.59 s after the endpoint at p95; with the spare core kept,
+/// 0.35–0.46 s, the partials' CPU 0.50–0.56 of the finals' rather than 0.73–0.84, at the same partial
+/// lag (BENCHMARKS.md, "a core left to the service").
 ///
 /// The work must be single-threaded and CPU-bound (a Whisper decode on one thread); the waits block
 /// the calling thread, so callers run on a thread of their own or on a ``BlockingExecutor``.
@@ -99,12 +106,14 @@ public final class ComputeSlots: @unchecked Sendable {
         return try inSlot(counting: \.resultCPU, work)
     }
 
-    /// Runs `work` now if a slot is free, no result waits and provisional work holds fewer than
-    /// ``provisionalLimit`` slots, else returns nil at once. `work` is
+    /// Runs `work` now if no result waits, provisional work holds fewer than ``provisionalLimit`` slots
+    /// and either nothing runs or a slot stays free after it, else returns nil at once. `work` is
     /// given ``resultWaiting`` to ask at its checks: once true it should stop (a result needs the slot).
     public func runProvisional<T>(_ work: (_ resultWaiting: @escaping () -> Bool) throws -> T) rethrows -> T? {
         let admitted: Bool = condition.withLock {
-            guard running < count, runningProvisional < provisionalLimit, queue.isEmpty else {
+            guard running < count, runningProvisional < provisionalLimit, queue.isEmpty,
+                running == 0 || running + 1 < count
+            else {
                 counts.provisionalSkipped += 1
                 return false
             }

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// The cores shared out among decodes: results one slot each in order of arrival, provisional work only
-/// on a free core, told when a result comes to wait; a cancelled wait runs nothing.
+/// where a core stays free after it, told when a result comes to wait; a cancelled wait runs nothing.
 @Suite(.waiting) struct ComputeSlotsTests {
     /// Runs `body` on a thread of its own; the semaphore is signalled when it has returned.
     static func spawn(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
@@ -52,17 +52,26 @@ import Testing
         #expect(slots.waitingResults == 0)
     }
 
-    @Test func provisionalWorkIsSkippedWhenEverySlotIsBusy() {
-        let slots = ComputeSlots(count: 2)
+    /// Provisional work starts only where it leaves a slot free for the rest of the service (or on an
+    /// idle machine): beside one result on three slots, not beside one on two.
+    @Test func provisionalWorkLeavesASlotFree() {
+        let slots = ComputeSlots(count: 3)
         let first = Self.hold(slots)
-        #expect(slots.runProvisional { _ in "ran" } == "ran", "one slot is free and no result waits")
+        #expect(slots.runProvisional { _ in "ran" } == "ran", "two slots are free and no result waits")
         let second = Self.hold(slots)
-        #expect(slots.runProvisional { _ in "ran" } == nil)
+        #expect(slots.runProvisional { _ in "ran" } == nil, "it would take the last free slot")
         #expect(slots.tally.provisional == 1 && slots.tally.provisionalSkipped == 1)
         for held in [first, second] {
             held.release.signal()
             held.done.wait()
         }
+        let two = ComputeSlots(count: 2)
+        #expect(two.runProvisional { _ in "idle" } == "idle", "nothing runs: the machine is idle")
+        let held = Self.hold(two)
+        #expect(two.runProvisional { _ in "ran" } == nil, "one result runs and one slot is free")
+        held.release.signal()
+        held.done.wait()
+        #expect(ComputeSlots(count: 1).runProvisional { _ in "alone" } == "alone")
     }
 
     /// Provisional work holds at most half the slots: a second partial decode is skipped while one
