@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotCrypto
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -32,16 +33,10 @@ import Testing
             offset = min(bytes.count, offset + size)
         }
         hash.update(bytes[offset...])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(hash.finalize().hexadecimal == String(output.prefix(64)))
-        #expect(SHA256.hash(bytes).hexadecimal == String(output.prefix(64)))
+        let sum = try ExternalTool.run(["sha256sum", path])
+        try #require(sum.status == 0, "sha256sum: \(sum.standardError)")
+        #expect(hash.finalize().hexadecimal == String(sum.output.prefix(64)))
+        #expect(SHA256.hash(bytes).hexadecimal == String(sum.output.prefix(64)))
     }
 
     /// RFC 4231's test cases 1, 2 and 6 (a key longer than the hash's block).
