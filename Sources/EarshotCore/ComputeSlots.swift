@@ -111,9 +111,8 @@ public final class ComputeSlots: @unchecked Sendable {
     /// given ``resultWaiting`` to ask at its checks: once true it should stop (a result needs the slot).
     public func runProvisional<T>(_ work: (_ resultWaiting: @escaping () -> Bool) throws -> T) rethrows -> T? {
         let admitted: Bool = condition.withLock {
-            guard running < count, runningProvisional < provisionalLimit, queue.isEmpty,
-                running == 0 || running + 1 < count
-            else {
+            // Nothing running, or a slot still free once this work has one (which implies a slot is free).
+            guard running == 0 || running + 1 < count, runningProvisional < provisionalLimit, queue.isEmpty else {
                 counts.provisionalSkipped += 1
                 return false
             }
