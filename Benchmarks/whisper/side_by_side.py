@@ -40,7 +40,7 @@ def audio_seconds():
     return total
 
 
-def time_earshot(earshot, jobs, beam, clips):
+def time_earshot(earshot, jobs, beam, clips, weights="stored"):
     command = [earshot, "transcribe", "--jobs", str(jobs), "--beam-size", str(beam), "--progress", "none",
                "--whisper-model", MODEL_DIR, "--language", "en", *clips]
     # GNU time reports this process's own peak RSS (getrusage's RUSAGE_CHILDREN gives the largest child
@@ -49,7 +49,8 @@ def time_earshot(earshot, jobs, beam, clips):
         started = time.monotonic()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *command], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=dict(os.environ, EARSHOT_WHISPER_WEIGHTS=weights))
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall = time.monotonic() - started
         peak_kib = int(rss.read().split()[-1])
@@ -65,6 +66,9 @@ def main():
     parser.add_argument("--model", default="whisper-tiny.en", help="a model folder's name under .earshot/models")
     parser.add_argument("--isolated", action="store_true",
                         help="faster-whisper in a child process per configuration and round (its own peak RSS)")
+    parser.add_argument("--earshot-weights", default="stored",
+                        help="how Earshot holds the weights, comma-separated: stored (float16 kept as halves) and/or "
+                             "float32 (widened on load, as before issue 49's item 5)")
     parser.add_argument("--configs", help="COMPUTE:THREADS:BEAM,… (default: float32 and int8, 1 and 2 threads, beam 1 and 5)")
     parser.add_argument("--child", nargs=3, metavar=("COMPUTE", "THREADS", "BEAM"), help=argparse.SUPPRESS)
     parser.add_argument("--parts", action="store_true",
@@ -124,23 +128,26 @@ def main():
         configurations = [(c, t, b) for c in ("float32", "int8") for t in (1, 2) for b in (1, 5)]
     results = {("ct2",) + c: [] for c in configurations}
     ours = sorted({(t, b) for c, t, b in configurations})
-    results.update({("earshot", "float32", t, b): [] for t, b in ours})
-    startup = []
+    precisions = args.earshot_weights.split(",")
+    results.update({("earshot", p, t, b): [] for p in precisions for t, b in ours})
+    startup = {p: [] for p in precisions}
     for index in range(args.rounds):
         for compute, threads, beam in configurations:
             run = faster_whisper_isolated if args.isolated else faster_whisper
             results[("ct2", compute, threads, beam)].append(run(compute, threads, beam))
-        startup.append(time_earshot(args.earshot, 1, 1, [short.name]))
-        for threads, beam in ours:
-            results[("earshot", "float32", threads, beam)].append(time_earshot(args.earshot, threads, beam, CLIPS))
+        for p in precisions:
+            startup[p].append(time_earshot(args.earshot, 1, 1, [short.name], p))
+            for threads, beam in ours:
+                results[("earshot", p, threads, beam)].append(time_earshot(args.earshot, threads, beam, CLIPS, p))
         print("round %d done" % (index + 1), file=sys.stderr)
     os.unlink(short.name)
 
-    base_wall = statistics.median(s[0] for s in startup)
-    base_cpu = statistics.median(s[1] for s in startup)
+    base_walls = {p: statistics.median(s[0] for s in startup[p]) for p in precisions}
+    base_cpus = {p: statistics.median(s[1] for s in startup[p]) for p in precisions}
     rows = []
-    print("audio: %.1f s in %d files; earshot startup + model load (0.1 s file): %.2f s wall, %.2f s CPU"
-          % (seconds, len(CLIPS), base_wall, base_cpu))
+    for p in precisions:
+        print("audio: %.1f s in %d files; earshot (weights %s) startup + model load (0.1 s file): %.2f s wall, "
+              "%.2f s CPU" % (seconds, len(CLIPS), p, base_walls[p], statistics.median(s[1] for s in startup[p])))
     print("| runtime | compute | threads | beam | wall s | CPU s | RTF (wall) | earshot net wall s | net RTF | peak RSS MiB |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for key, samples in results.items():
@@ -150,8 +157,10 @@ def main():
                "cpu_s": round(cpu, 2), "rtf": round(wall / seconds, 3)}
         net = ""
         if key[0] == "earshot":
+            base_wall = base_walls[key[1]]
             row["net_wall_s"] = round(wall - base_wall, 2)
             row["net_rtf"] = round((wall - base_wall) / seconds, 3)
+            row["net_cpu_s"] = round(cpu - base_cpus[key[1]], 2)
             row["peak_rss_mib"] = round(max(s[2] for s in samples))
             net = "| %.2f | %.3f | %d" % (row["net_wall_s"], row["net_rtf"], row["peak_rss_mib"])
         elif args.isolated:
@@ -163,7 +172,7 @@ def main():
         rows.append(row)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"model": args.model, "audio_s": seconds, "startup_wall_s": base_wall, "rows": rows}, f, indent=1)
+            json.dump({"model": args.model, "audio_s": seconds, "startup_wall_s": base_walls, "startup_cpu_s": base_cpus, "rows": rows}, f, indent=1)
 
 
 def parts():

@@ -12,7 +12,6 @@ import Testing
         try bytes.withUnsafeBytes { raw in
             let loaded = try WhisperModel.loadTensors(
                 raw, path: "tiny/model.bin", vocabularySize: TinyModelFile.dimensions.vocabularySize)
-            loaded.storage.deallocate()
             return loaded.dimensions
         }
     }
@@ -62,7 +61,7 @@ import Testing
         let halves = (0...UInt16.max).map { $0 } + [0x3c00, 0x7c00, 0xfe01]
         var widened = [Float](repeating: 0, count: halves.count)
         halves.withUnsafeBytes {
-            CTranslate2ModelFile.widenHalves($0.baseAddress!, count: halves.count, into: &widened)
+            WhisperKernels.widenHalves($0.baseAddress!, count: halves.count, into: &widened)
         }
         let expected = halves.map { Float(Float16(bitPattern: $0)) }
         let wrong = zip(widened, expected).enumerated().filter { (_, pair) in

@@ -111,10 +111,12 @@ public final class WhisperDecoder {
 
         for (row, token) in tokens.enumerated() {
             let position = length + row % perHypothesis
-            let embedding = weights.tokenEmbedding + token * w
-            let positional = weights.decoderPositions + position * w
             let target = x + row * w
-            for i in 0..<w { target[i] = embedding[i] + positional[i] }
+            switch weights.tokenEmbedding {
+            case .float(let embedding): target.update(from: embedding + token * w, count: w)
+            case .half(let embedding): WhisperKernels.widenHalves(embedding + token * w, count: w, into: target)
+            }
+            WhisperKernels.add(weights.decoderPositions + position * w, to: target, count: w)
         }
         if recordAlignment {
             recordedAttention = model.alignmentHeads.map { _ in [Float](repeating: 0, count: rows * positions) }
@@ -206,26 +208,22 @@ public final class WhisperDecoder {
         for (index, row) in logitRows.enumerated() { (projected + index * w).update(from: x + row * w, count: w) }
         WhisperKernels.layerNorm(projected, rows: logitRows.count, width: w, weights.decoderNorm, into: normed)
         let vocabulary = model.dimensions.vocabularySize
-        if logitRows.count == 1, let half = model.halfEmbedding, w % 8 == 0 {
+        switch weights.tokenEmbedding {
+        case .half(let half) where logitRows.count == 1 && w % 8 == 0:
+            // A greedy step's logits are bound by reading the embedding: half the bytes of floats.
             WhisperKernels.multiplyHalfRows(normed, by: half, columns: vocabulary, depth: w, into: logits)
-        } else if logitRows.count == 1 {
+        case .float(let embedding) where logitRows.count == 1:
             cblas_sgemv(
-                CblasRowMajor, CblasNoTrans, Int32(vocabulary), Int32(w), 1, weights.tokenEmbedding, Int32(w), normed,
-                1,
-                0, logits, 1)
-        } else if logitRows.count <= 8, w % 4 == 0, WhisperKernels.twins != .portable, let half = model.halfEmbedding {
-            // The beam's rows against the file's halves: the float kernel's bits from half the bytes.
-            WhisperKernels.multiplyFewHalfRows(
-                normed, rows: logitRows.count, by: half, columns: vocabulary, depth: w, into: logits,
-                cStride: vocabulary)
-        } else if logitRows.count <= 8, w % 4 == 0 {
+                CblasRowMajor, CblasNoTrans, Int32(vocabulary), Int32(w), 1, embedding, Int32(w), normed, 1, 0, logits,
+                1)
+        case let embedding where logitRows.count <= 8 && w % 4 == 0:
             WhisperKernels.multiplyFewRows(
-                normed, rows: logitRows.count, by: weights.tokenEmbedding, columns: vocabulary, depth: w, into: logits,
+                normed, rows: logitRows.count, by: embedding, columns: vocabulary, depth: w, into: logits,
                 cStride: vocabulary)
-        } else {
+        case let embedding:
             WhisperKernels.multiplyTransposed(
-                normed, aStride: w, weights.tokenEmbedding, bStride: w, into: logits, cStride: vocabulary,
-                rows: logitRows.count, columns: vocabulary, depth: w)
+                normed, aStride: w, by: embedding, into: logits, cStride: vocabulary, rows: logitRows.count,
+                columns: vocabulary, depth: w)
         }
     }
 
@@ -242,8 +240,7 @@ public final class WhisperDecoder {
             x + rows.lowerBound * w, rows: rows.count, width: w, weights.decoderNorm, into: normedRows)
         result.withUnsafeMutableBufferPointer { output in
             WhisperKernels.multiplyTransposed(
-                normedRows, aStride: w, weights.tokenEmbedding, bStride: w, into: output.baseAddress!,
-                cStride: vocabulary,
+                normedRows, aStride: w, by: weights.tokenEmbedding, into: output.baseAddress!, cStride: vocabulary,
                 rows: rows.count, columns: vocabulary, depth: w)
         }
         return result

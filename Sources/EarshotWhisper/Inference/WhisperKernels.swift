@@ -4,7 +4,9 @@ import CWhisperKernels
 /// The dense work of Whisper's encoder and decoder on contiguous row-major `Float` buffers: matrix
 /// products through OpenBLAS (Debian's `libopenblas-dev`), everything else in plain loops over
 /// pointers that the optimizer vectorizes (no branches, no calls into the C library per element).
-/// Nothing here allocates.
+/// Weight matrices come as ``WhisperWeights/Matrix``: floats, or the file's float16 values, which the
+/// few-row products widen in registers and the matrix products widen them into a buffer first (the
+/// only allocation here).
 enum WhisperKernels {
     /// OpenBLAS runs each call on one thread: Earshot parallelizes across utterances and requests
     /// instead, and the Silero detector of the same process does the same. Process-wide; set once.
@@ -52,6 +54,56 @@ enum WhisperKernels {
         cblas_sgemm(
             CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(columns), Int32(depth), alpha, a,
             Int32(aStride), b, Int32(bStride), beta, c, Int32(cStride))
+    }
+
+    /// ``multiplyTransposed(_:aStride:_:bStride:into:cStride:rows:columns:depth:alpha:beta:)`` with a
+    /// weight matrix as `b` (rows of `depth` values): halves are widened into a buffer first, the whole
+    /// matrix when it holds at most ``widenedLimit`` values (every layer's weights, up to large-v3's),
+    /// so the product has the bits of the same product on the widened model, and in blocks of 4 MB of
+    /// rows otherwise (the token embedding, when word alignment takes the logits of every text
+    /// position: 80 MB widened for tiny.en).
+    /// OpenBLAS sums a product in a different order when its size changes (its small-matrix kernels),
+    /// so splitting a layer's weights would change the bits.
+    static func multiplyTransposed(
+        _ a: UnsafePointer<Float>, aStride: Int, by b: WhisperWeights.Matrix, into c: UnsafeMutablePointer<Float>,
+        cStride: Int, rows: Int, columns: Int, depth: Int, alpha: Float = 1, beta: Float = 0
+    ) {
+        switch b {
+        case .float(let b):
+            multiplyTransposed(
+                a, aStride: aStride, b, bStride: depth, into: c, cStride: cStride, rows: rows, columns: columns,
+                depth: depth, alpha: alpha, beta: beta)
+        case .half(let b):
+            // Split, the blocks' bits are not the whole product's anyway: 4 MB of floats at a time then.
+            let values = columns * depth <= widenedLimit ? widenedLimit : 1 << 20
+            forEachWidenedBlock(of: b, columns: columns, depth: depth, values: values) { first, block, widened in
+                multiplyTransposed(
+                    a, aStride: aStride, widened, bStride: depth, into: c + first, cStride: cStride, rows: rows,
+                    columns: block, depth: depth, alpha: alpha, beta: beta)
+            }
+        }
+    }
+
+    /// Values of a half matrix widened at once for a matrix product: 32 MB of floats.
+    static let widenedLimit = 1 << 23
+
+    /// Calls `body(first, count, widened)` for consecutive blocks of `columns` rows of `depth` halves,
+    /// as many rows as `values` allow (at least 16), each widened into one reused buffer.
+    static func forEachWidenedBlock(
+        of halves: UnsafePointer<UInt16>, columns: Int, depth: Int, values: Int,
+        _ body: (Int, Int, UnsafePointer<Float>) -> Void
+    ) {
+        let block = min(max(16, values / max(depth, 1)), columns)
+        guard block > 0 else { return }
+        let widened = UnsafeMutablePointer<Float>.allocate(capacity: block * depth)
+        defer { widened.deallocate() }
+        var first = 0
+        while first < columns {
+            let count = min(block, columns - first)
+            widenHalves(halves + first * depth, count: count * depth, into: widened)
+            body(first, count, widened)
+            first += count
+        }
     }
 
     /// `c[i][j] = Σₖ a[i][k] · b[k][j] + beta · c[i][j]` (attention weights times values).
@@ -107,6 +159,32 @@ enum WhisperKernels {
         case .avx512: earshot_whisper_few_half_rows_avx512(a, rows, w, columns, depth, c, cStride)
         case .avx2: earshot_whisper_few_half_rows_avx2(a, rows, w, columns, depth, c, cStride)
         case .portable: preconditionFailure("no portable few-row product of halves")
+        }
+    }
+
+    /// `c[i][j] = Σₖ a[i][k] · w[j][k]` for 1 to 8 contiguous rows of `a` against a weight matrix (rows of
+    /// `depth`): halves through the twins' in-register widening, or, in the portable loops, widened a
+    /// block at a time; either way the bits of ``multiplyFewRows(_:rows:by:columns:depth:into:cStride:aStride:wStride:alpha:accumulate:)``
+    /// on the widened matrix.
+    /// (`twins` may name a narrower set than the process runs, for tests.)
+    static func multiplyFewRows(
+        _ a: UnsafePointer<Float>, rows: Int, by w: WhisperWeights.Matrix, columns: Int, depth: Int,
+        into c: UnsafeMutablePointer<Float>, cStride: Int, twins: Twins = twins
+    ) {
+        switch w {
+        case .float(let w) where twins == .portable:
+            multiplyFewRowsPortably(a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride)
+        case .float(let w):
+            multiplyFewRows(a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride)
+        case .half(let w) where twins != .portable:
+            multiplyFewHalfRows(a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride)
+        case .half(let w):
+            precondition(rows >= 1 && rows <= 8 && depth % 4 == 0)
+            // The portable loops' sums do not depend on the blocks: 512 kB of floats at a time.
+            forEachWidenedBlock(of: w, columns: columns, depth: depth, values: 1 << 17) { first, block, widened in
+                multiplyFewRowsPortably(
+                    a, rows: rows, by: widened, columns: block, depth: depth, into: c + first, cStride: cStride)
+            }
         }
     }
 
@@ -251,24 +329,37 @@ enum WhisperKernels {
     static func linear(
         _ x: UnsafePointer<Float>, rows: Int, _ layer: WhisperWeights.Linear, into y: UnsafeMutablePointer<Float>
     ) {
-        for row in 0..<rows { (y + row * layer.outputs).update(from: layer.bias, count: layer.outputs) }
-        if rows > 1, rows <= 8, layer.inputs % 4 == 0 {
-            multiplyFewRows(
-                x, rows: rows, by: layer.weight, columns: layer.outputs, depth: layer.inputs, into: y,
-                cStride: layer.outputs, accumulate: true)
+        guard rows > 0 else { return }
+        if case .half(let w) = layer.weight, rows <= 8, layer.inputs % 8 == 0 {
+            // The products' sums first, then the bias: the same bits as adding them onto the bias.
+            if rows == 1 {
+                multiplyHalfRows(x, by: w, columns: layer.outputs, depth: layer.inputs, into: y)
+            } else {
+                multiplyFewRows(
+                    x, rows: rows, by: layer.weight, columns: layer.outputs, depth: layer.inputs, into: y,
+                    cStride: layer.outputs)
+            }
+            for row in 0..<rows { add(layer.bias, to: y + row * layer.outputs, count: layer.outputs) }
             return
         }
-        if rows == 1 {
-            // One row (a decoding step): a matrix–vector product streams the weights once, where a
-            // matrix product would first copy them into its packed layout.
-            cblas_sgemv(
-                CblasRowMajor, CblasNoTrans, Int32(layer.outputs), Int32(layer.inputs), 1, layer.weight,
-                Int32(layer.inputs), x, 1, 1, y, 1)
+        for row in 0..<rows { (y + row * layer.outputs).update(from: layer.bias, count: layer.outputs) }
+        if case .float(let w) = layer.weight, rows <= 8, layer.inputs % 4 == 0 {
+            if rows == 1 {
+                // One row (a decoding step): a matrix–vector product streams the weights once, where a
+                // matrix product would first copy them into its packed layout.
+                cblas_sgemv(
+                    CblasRowMajor, CblasNoTrans, Int32(layer.outputs), Int32(layer.inputs), 1, w, Int32(layer.inputs),
+                    x, 1, 1, y, 1)
+            } else {
+                multiplyFewRows(
+                    x, rows: rows, by: w, columns: layer.outputs, depth: layer.inputs, into: y, cStride: layer.outputs,
+                    accumulate: true)
+            }
             return
         }
         multiplyTransposed(
-            x, aStride: layer.inputs, layer.weight, bStride: layer.inputs, into: y, cStride: layer.outputs,
-            rows: rows, columns: layer.outputs, depth: layer.inputs, beta: 1)
+            x, aStride: layer.inputs, by: layer.weight, into: y, cStride: layer.outputs, rows: rows,
+            columns: layer.outputs, depth: layer.inputs, beta: 1)
     }
 
     /// Layer normalization of each row (ε = 1e-5, as Whisper's `LayerNorm`): `y = γ·(x − mean)/σ + β`.
@@ -406,5 +497,22 @@ enum WhisperKernels {
         p = p * t + 0.254829592
         let magnitude = 1 - p * t * exp(-a * a)
         return Float(bitPattern: magnitude.bitPattern | (x.bitPattern & 0x8000_0000))
+    }
+
+    /// IEEE halves (little-endian) widened exactly by arithmetic the optimizer vectorizes on baseline
+    /// x86-64, where `Float(Float16)` is a library call per value (a tenth of a second per model load):
+    /// the magnitude's bits shifted into a float's place are the value times 2⁻¹¹², so one
+    /// multiplication rescales every finite half, subnormals included; infinities and NaNs keep their
+    /// all-ones exponent, so the finiteness check still sees them.
+    static func widenHalves(_ source: UnsafeRawPointer, count: Int, into output: UnsafeMutablePointer<Float>) {
+        let halves = source.assumingMemoryBound(to: UInt16.self)
+        let bits = UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self)
+        for i in 0..<count {
+            let half = UInt32(UInt16(littleEndian: halves[i]))
+            let shifted = (half & 0x7fff) &<< 13
+            let scaled = (Float(bitPattern: shifted) * 0x1p112).bitPattern
+            let magnitude = half & 0x7c00 == 0x7c00 ? shifted | 0x7f80_0000 : scaled
+            bits[i] = magnitude | (half & 0x8000) &<< 16
+        }
     }
 }

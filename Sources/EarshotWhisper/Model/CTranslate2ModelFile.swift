@@ -154,7 +154,7 @@ struct CTranslate2ModelFile {
         case .float32:
             UnsafeMutableRawPointer(output).copyMemory(from: source.baseAddress!, byteCount: variable.byteCount)
         case .float16:
-            Self.widenHalves(source.baseAddress!, count: count, into: output)
+            WhisperKernels.widenHalves(source.baseAddress!, count: count, into: output)
         case .bfloat16:
             let halves = source.assumingMemoryBound(to: UInt16.self)
             for i in 0..<count { output[i] = Float(bitPattern: UInt32(UInt16(littleEndian: halves[i])) << 16) }
@@ -179,21 +179,15 @@ struct CTranslate2ModelFile {
         return allFinite
     }
 
-    /// IEEE halves (little-endian) widened exactly by arithmetic the optimizer vectorizes on baseline
-    /// x86-64, where `Float(Float16)` is a library call per value (a tenth of a second per model load):
-    /// the magnitude's bits shifted into a float's place are the value times 2⁻¹¹², so one
-    /// multiplication rescales every finite half, subnormals included; infinities and NaNs keep their
-    /// all-ones exponent, so the finiteness check still sees them.
-    static func widenHalves(_ source: UnsafeRawPointer, count: Int, into output: UnsafeMutablePointer<Float>) {
-        let halves = source.assumingMemoryBound(to: UInt16.self)
-        let bits = UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt32.self)
-        for i in 0..<count {
-            let half = UInt32(UInt16(littleEndian: halves[i]))
-            let shifted = (half & 0x7fff) &<< 13
-            let scaled = (Float(bitPattern: shifted) * 0x1p112).bitPattern
-            let magnitude = half & 0x7c00 == 0x7c00 ? shifted | 0x7f80_0000 : scaled
-            bits[i] = magnitude | (half & 0x8000) &<< 16
-        }
+    /// Copies a float16 variable's values as they are stored (little-endian IEEE halves, as on every
+    /// machine this runs on); returns false if any is not finite (an all-ones exponent).
+    func copyHalves(_ variable: Variable, into output: UnsafeMutablePointer<UInt16>) -> Bool {
+        precondition(variable.type == .float16)
+        let source = UnsafeRawBufferPointer(rebasing: bytes[variable.offset..<(variable.offset + variable.byteCount)])
+        UnsafeMutableRawPointer(output).copyMemory(from: source.baseAddress!, byteCount: variable.byteCount)
+        var allFinite = true
+        for i in 0..<variable.count where output[i] & 0x7c00 == 0x7c00 { allFinite = false }
+        return allFinite
     }
 
     /// The values of a variable as `Float`s (see ``widen(_:into:rowScales:)``).

@@ -11,7 +11,8 @@ import Foundation
 /// every value must be finite, so a wrong, truncated or corrupted file fails here with one
 /// ``EarshotError/Code/modelUnavailable`` error naming the file and what was expected.
 ///
-/// Immutable once loaded (the weights are widened to `Float` once, here): one model is shared by every
+/// Immutable once loaded (float16 weight matrices kept as stored, every other tensor widened to `Float`
+/// once, here): one model is shared by every
 /// ``WhisperRecognizer`` of a process, each holding only its own buffers.
 public final class WhisperModel: @unchecked Sendable {  // immutable after init: storage is never written again
     /// The folder the model was read from.
@@ -26,10 +27,12 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
     public let suppressedTokens: [Int]
     public let suppressedAtBegin: [Int]
     let weights: WhisperWeights
-    private let storage: UnsafeMutablePointer<Float>
-    /// The token embedding as the file stores it when that is float16 (its values exactly): a greedy
-    /// step's logits read these 40 MB instead of the 80 MB of floats (``WhisperKernels/multiplyHalfRows(_:by:columns:depth:into:)``).
-    let halfEmbedding: UnsafeMutablePointer<UInt16>?
+    /// The values ``weights`` views: a float16 file's weight matrices as halves (tiny.en's 75 MB rather
+    /// than 150 MB of floats; a greedy step's logits read 40 MB of embedding instead of 80), the rest as
+    /// `Float`s.
+    let tensors: WhisperTensors
+    /// Bytes the weights occupy in memory.
+    public var weightBytes: Int { tensors.byteCount }
 
     /// A head of a decoder layer's cross-attention.
     public struct AlignmentHead: Sendable, Hashable {
@@ -37,8 +40,21 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         public var head: Int
     }
 
-    /// Reads and checks the model in `directory`.
-    public init(directory: String) throws {
+    /// How the weight matrices are held in memory.
+    public enum WeightPrecision: String, Sendable {
+        /// As the file stores them: float16 matrices stay halves, widened inside the kernels.
+        case stored
+        /// Every value widened to `Float` on load (twice the memory of a float16 file), to compare with.
+        case float32
+
+        /// `stored`, unless `EARSHOT_WHISPER_WEIGHTS=float32` asks for the widened weights (to compare
+        /// the two on one machine, as `EARSHOT_WHISPER_KERNELS` does for the kernels).
+        public static let `default`: WeightPrecision =
+            getenv("EARSHOT_WHISPER_WEIGHTS").flatMap { WeightPrecision(rawValue: String(cString: $0)) } ?? .stored
+    }
+
+    /// Reads and checks the model in `directory`, its weights held at `precision`.
+    public init(directory: String, precision: WeightPrecision = .default) throws {
         self.directory = directory
         let folder = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         let modelPath = folder + "/model.bin"
@@ -60,7 +76,7 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         let loaded = try bytes.withUnsafeBytes { raw in
             try Self.loadTensors(
                 raw, path: modelPath, vocabularySize: tokenizer.count,
-                vocabularyName: (vocabularyPath as NSString).lastPathComponent)
+                vocabularyName: (vocabularyPath as NSString).lastPathComponent, precision: precision)
         }
         let dimensions = loaded.dimensions
         let heads = configuration.alignmentHeads.map { AlignmentHead(layer: $0[0], head: $0[1]) }
@@ -75,8 +91,6 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
                 "suppress_ids: expected token ids below \(tokenizer.count)"
             } else { nil }
         if let problem {
-            loaded.storage.deallocate()
-            loaded.halfEmbedding?.deallocate()
             throw EarshotError(.modelUnavailable, "\(configurationPath): \(problem)")
         }
         // Without a list, the heads of the second half of the decoder's layers, as openai/whisper does.
@@ -88,14 +102,8 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         suppressedTokens = configuration.suppressIDs
         suppressedAtBegin = configuration.suppressIDsBegin
         self.dimensions = dimensions
-        storage = loaded.storage
-        halfEmbedding = loaded.halfEmbedding
-        weights = WhisperWeights(dimensions: dimensions) { UnsafePointer(loaded.storage + loaded.offsets[$0]!) }
-    }
-
-    deinit {
-        storage.deallocate()
-        halfEmbedding?.deallocate()
+        tensors = loaded.tensors
+        weights = WhisperWeights(dimensions: dimensions, tensors: loaded.tensors)
     }
 
     /// The folder's vocabulary: `vocabulary.json` when there is one (faster-whisper's multilingual
@@ -112,15 +120,13 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         return data
     }
 
-    /// Parses `model.bin`, derives the dimensions, checks every tensor and widens the values into one
-    /// allocation; `offsets` gives each tensor's place in it.
+    /// Parses `model.bin`, derives the dimensions, checks every tensor and loads its values (float16
+    /// weight matrices as they are stored, everything else widened to `Float`).
     static func loadTensors(
-        _ bytes: UnsafeRawBufferPointer, path: String, vocabularySize: Int, vocabularyName: String = "vocabulary.txt"
+        _ bytes: UnsafeRawBufferPointer, path: String, vocabularySize: Int, vocabularyName: String = "vocabulary.txt",
+        precision: WeightPrecision = .stored
     ) throws
-        -> (
-            dimensions: WhisperDimensions, storage: UnsafeMutablePointer<Float>, offsets: [String: Int],
-            halfEmbedding: UnsafeMutablePointer<UInt16>?
-        )
+        -> (dimensions: WhisperDimensions, tensors: WhisperTensors)
     {
         func failure(_ expected: String) -> EarshotError {
             EarshotError(.modelUnavailable, "\(path): \(expected)")
@@ -162,50 +168,43 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
             throw failure(
                 "unexpected variable \(unexpected.name) \(unexpected.shape) for a Whisper model of \(dimensions)")
         }
-        var offsets: [String: Int] = [:]
-        var total = 0
+        let tensors = WhisperTensors(
+            tensors: expected.map { name, shape in
+                (
+                    name, shape,
+                    precision == .stored && WhisperTensors.isMatrix(name) && file.byName[name]?.type == .float16
+                )
+            })
         for (name, shape) in expected {
-            offsets[name] = total
-            total += shape.reduce(1, *)
-        }
-        let storage = UnsafeMutablePointer<Float>.allocate(capacity: total)
-        do {
-            for (name, shape) in expected {
-                guard let variable = file.byName[name] else {
-                    throw failure("expected the tensor \(name) \(shape); not found")
-                }
-                guard variable.shape == shape else {
-                    throw failure("expected \(name) with shape \(shape); found \(variable.shape)")
-                }
-                var scales: [Float]?
-                switch variable.type {
-                case .float32, .float16, .bfloat16:
-                    break
-                case .int8:
-                    // CTranslate2's int8 weights: q = round(w · scale) with one scale per row.
-                    guard let scaleVariable = file.byName[name + "_scale"], scaleVariable.shape == [shape[0]],
-                        [.float32, .float16, .bfloat16].contains(scaleVariable.type)
-                    else { throw failure("expected \(name)_scale [\(shape[0])] beside the int8 tensor \(name)") }
-                    scales = file.floats(scaleVariable)
-                default:
-                    throw failure("expected \(name) as float32, float16, bfloat16 or int8; found \(variable.type)")
-                }
-                guard file.widen(variable, into: storage + offsets[name]!, rowScales: scales) else {
-                    throw failure("expected finite values in \(name); it holds NaN or infinity (corrupted?)")
-                }
+            guard let variable = file.byName[name] else {
+                throw failure("expected the tensor \(name) \(shape); not found")
             }
-        } catch {
-            storage.deallocate()
-            throw error
+            guard variable.shape == shape else {
+                throw failure("expected \(name) with shape \(shape); found \(variable.shape)")
+            }
+            var scales: [Float]?
+            switch variable.type {
+            case .float32, .float16, .bfloat16:
+                break
+            case .int8:
+                // CTranslate2's int8 weights: q = round(w · scale) with one scale per row.
+                guard let scaleVariable = file.byName[name + "_scale"], scaleVariable.shape == [shape[0]],
+                    [.float32, .float16, .bfloat16].contains(scaleVariable.type)
+                else { throw failure("expected \(name)_scale [\(shape[0])] beside the int8 tensor \(name)") }
+                scales = file.floats(scaleVariable)
+            default:
+                throw failure("expected \(name) as float32, float16, bfloat16 or int8; found \(variable.type)")
+            }
+            let finite: Bool
+            switch tensors.places[name]! {
+            case .half(let offset): finite = file.copyHalves(variable, into: tensors.halves + offset)
+            case .float(let offset): finite = file.widen(variable, into: tensors.floats + offset, rowScales: scales)
+            }
+            guard finite else {
+                throw failure("expected finite values in \(name); it holds NaN or infinity (corrupted?)")
+            }
         }
-        var halfEmbedding: UnsafeMutablePointer<UInt16>?
-        if let embedding = file.byName["decoder/embeddings/weight"], embedding.type == .float16 {
-            let copy = UnsafeMutablePointer<UInt16>.allocate(capacity: embedding.count)
-            UnsafeMutableRawPointer(copy).copyMemory(
-                from: bytes.baseAddress! + embedding.offset, byteCount: embedding.byteCount)
-            halfEmbedding = copy
-        }
-        return (dimensions, storage, offsets, halfEmbedding)
+        return (dimensions, tensors)
     }
 
     private static func dimensionsOf(_ file: CTranslate2ModelFile, failure: (String) -> EarshotError) throws

@@ -1,9 +1,16 @@
-/// The weights of a Whisper model as the kernels use them: `Float`s, row-major, in one allocation that
-/// ``WhisperModel`` owns and never writes after loading. The names follow CTranslate2's spec.
+/// The weights of a Whisper model as the kernels use them, row-major views of ``WhisperTensors`` (which
+/// ``WhisperModel`` owns and never writes after loading). The names follow CTranslate2's spec.
 struct WhisperWeights {
+    /// A weight matrix, rows of contiguous values: IEEE halves when the file stores float16 (the
+    /// kernels widen them as they read), else `Float`s.
+    enum Matrix {
+        case float(UnsafePointer<Float>)
+        case half(UnsafePointer<UInt16>)
+    }
+
     /// `y = W·x + b` for a `[outputs][inputs]` matrix `W`.
     struct Linear {
-        let weight: UnsafePointer<Float>
+        let weight: Matrix
         let bias: UnsafePointer<Float>
         let outputs: Int
         let inputs: Int
@@ -48,19 +55,20 @@ struct WhisperWeights {
     let encoderLayers: [EncoderLayer]
     let encoderNorm: Norm
     /// `[vocabulary][width]`; also the output projection (tied).
-    let tokenEmbedding: UnsafePointer<Float>
+    let tokenEmbedding: Matrix
     let decoderPositions: UnsafePointer<Float>
     let decoderLayers: [DecoderLayer]
     let decoderNorm: Norm
 
-    /// Builds the views from `tensor(name)`, which returns the loaded values of each of the dimensions'
-    /// expected tensors.
-    init(dimensions: WhisperDimensions, tensor: (String) -> UnsafePointer<Float>) {
+    /// Builds the views of the loaded values of each of the dimensions' expected tensors.
+    init(dimensions: WhisperDimensions, tensors: WhisperTensors) {
         let d = dimensions.width
         let f = dimensions.feedForwardWidth
+        let tensor = tensors.values
         func linear(_ prefix: String, _ outputs: Int, _ inputs: Int) -> Linear {
             Linear(
-                weight: tensor(prefix + "/weight"), bias: tensor(prefix + "/bias"), outputs: outputs, inputs: inputs)
+                weight: tensors.matrix(prefix + "/weight"), bias: tensor(prefix + "/bias"), outputs: outputs,
+                inputs: inputs)
         }
         func norm(_ prefix: String) -> Norm { Norm(gamma: tensor(prefix + "/gamma"), beta: tensor(prefix + "/beta")) }
         func feedForward(_ prefix: String) -> FeedForward {
@@ -80,7 +88,7 @@ struct WhisperWeights {
                 feedForward: feedForward(prefix + "/ffn"))
         }
         encoderNorm = norm("encoder/layer_norm")
-        tokenEmbedding = tensor("decoder/embeddings/weight")
+        tokenEmbedding = tensors.matrix("decoder/embeddings/weight")
         decoderPositions = tensor("decoder/position_encodings/encodings")
         decoderLayers = (0..<dimensions.textLayers).map { layer in
             let prefix = "decoder/layer_\(layer)"
