@@ -166,14 +166,12 @@ enum WhisperKernels {
     /// `depth`): halves through the twins' in-register widening, or, in the portable loops, widened a
     /// block at a time; either way the bits of ``multiplyFewRows(_:rows:by:columns:depth:into:cStride:aStride:wStride:alpha:accumulate:)``
     /// on the widened matrix.
-    /// (`twins` may name a narrower set than the process runs, for tests.)
+    /// (`twins: .portable` takes the portable path for halves on any CPU, for tests.)
     static func multiplyFewRows(
         _ a: UnsafePointer<Float>, rows: Int, by w: WhisperWeights.Matrix, columns: Int, depth: Int,
         into c: UnsafeMutablePointer<Float>, cStride: Int, twins: Twins = twins
     ) {
         switch w {
-        case .float(let w) where twins == .portable:
-            multiplyFewRowsPortably(a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride)
         case .float(let w):
             multiplyFewRows(a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride)
         case .half(let w) where twins != .portable:
