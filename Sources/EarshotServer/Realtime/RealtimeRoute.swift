@@ -61,10 +61,7 @@ struct RealtimeRoute: Sendable {
         // Refused after the slots taken are given back: the refusal's grace holds none of them.
         case .failure(let refused): return try await refuse(refused.refusal, close: refused.close)
         }
-        defer {
-            sessions.give()
-            apps.give(admission.app)
-        }
+        defer { sessions.give() }
         let (app, settings) = (admission.app, admission.settings)
         logger.info(
             "realtime session opened",
@@ -74,7 +71,8 @@ struct RealtimeRoute: Sendable {
             audioLimits: configuration.audioLimits, logger: logger)
         let end = await session.run(
             inbound: inbound, outbound: outbound, lease: admission.lease, settings: settings,
-            closeConnection: context.requestContext.closeConnection)
+            closeConnection: context.requestContext.closeConnection,
+            recognitionEnded: { [apps] in apps.give(admission.app) })
         logger.info(
             "realtime session ended", metadata: ["reason": "\(end.reason)", "audio_seconds": "\(end.audioSeconds)"])
         if let close = end.close { try? await outbound.close(close, reason: end.reason) }

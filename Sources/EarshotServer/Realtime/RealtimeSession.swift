@@ -43,7 +43,8 @@ struct RealtimeSession: Sendable {
 
     func run(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, lease: RealtimeRoute.Lease,
-        settings: RealtimeSessionSettings, closeConnection: @escaping @Sendable () -> Void
+        settings: RealtimeSessionSettings, closeConnection: @escaping @Sendable () -> Void,
+        recognitionEnded: @escaping @Sendable () -> Void
     ) async -> End {
         let (events, queue) = AsyncStream.makeStream(
             of: String.self, bufferingPolicy: .bufferingOldest(limits.maxQueuedEvents))
@@ -69,7 +70,8 @@ struct RealtimeSession: Sendable {
                 inner.addTask { await receive(inbound, into: inbox, activity: lastActivity) }
                 inner.addTask(executorPreference: route.executor) {
                     await handle(
-                        inbox, lease: lease, settings: settings, send: send, activity: lastActivity)
+                        inbox, lease: lease, settings: settings, send: send, activity: lastActivity,
+                        recognitionEnded: recognitionEnded)
                 }
                 inner.addTask { await watch(send: send, activity: lastActivity) }
                 let first = await inner.next()!
@@ -119,10 +121,13 @@ struct RealtimeSession: Sendable {
 
     /// The handler: owns the transcriber and the lease for the session's life, and takes the inbox's
     /// messages in order. While one waits or is handled (the back-pressure wait included), the session
-    /// is not idle.
+    /// is not idle. When it ends, `recognitionEnded` gives back the app's recognition (before the
+    /// recognizer, so a client that sees the recognizer free is not refused by its app's count), and
+    /// neither waits for the last events to drain.
     private func handle(
         _ inbox: RealtimeInbox, lease: RealtimeRoute.Lease, settings: RealtimeSessionSettings,
-        send: @escaping @Sendable (String) -> Void, activity: SessionActivity
+        send: @escaping @Sendable (String) -> Void, activity: SessionActivity,
+        recognitionEnded: @Sendable () -> Void
     ) async -> End {
         var lease = lease
         let transcriber: RealtimeTranscriber
@@ -132,6 +137,7 @@ struct RealtimeSession: Sendable {
                 models: audioLimits.detectorModels, maxTurn: audioLimits.maxAudioDuration,
                 itemPrefix: String(id.dropFirst("sess_".count).prefix(8)))
         } catch {
+            recognitionEnded()
             lease.entry.pool.checkIn(lease.lease)
             send(RealtimeServerEvent.error(Self.serverError("the session could not start: \(error)")))
             return End(reason: "the session could not start: \(error)", close: .unexpectedServerError)
@@ -141,6 +147,7 @@ struct RealtimeSession: Sendable {
         defer {
             transcriber.abandon()
             if !swapped { route.metrics.earlyDecodes(lease.lease.recognizer.earlyDecodes - earlyBefore) }
+            recognitionEnded()
             lease.entry.pool.checkIn(lease.lease)
         }
         let started = ContinuousClock.now
