@@ -1,14 +1,12 @@
-public import EarshotRecognizer
 import EarshotCore
+public import EarshotRecognizer
 
 /// Speech segments as subtitle cues, one cue a segment reading `label`, so a subtitle editor or a video
 /// player shows where a detector heard speech (`earshot vad -o speech.srt`). Times to the millisecond.
 public enum SegmentSubtitles {
     public static func cues(for segments: [LabeledSegment], label: String = "speech") -> [SubtitleCue] {
         segments.map {
-            SubtitleCue(
-                start: MediaTime(frame: Int64(($0.start * 1000).rounded()), sampleRate: 1000),
-                end: MediaTime(frame: Int64(($0.end * 1000).rounded()), sampleRate: 1000), lines: [label])
+            SubtitleCue(start: $0.start, end: $0.end, lines: [label])
         }
     }
 

@@ -209,7 +209,7 @@ public final class PocketSphinxRecognizer: Recognizer {
         let text = bestHypothesisText()
         if text.isEmpty { return nil }
         let words = recognizedWords(startFrame: startFrame, endFrame: endFrame)
-        let confidence = words.isEmpty ? nil : words.map(\.confidence).reduce(0, +) / Double(words.count)
+        let confidence = words.isEmpty ? nil : words.map { $0.confidence ?? 0 }.reduce(0, +) / Double(words.count)
         return Hypothesis(text: text, confidence: confidence, words: words)
     }
 
@@ -239,15 +239,15 @@ public final class PocketSphinxRecognizer: Recognizer {
         return String(cString: hypothesis).split(separator: " ").joined(separator: " ")
     }
 
-    /// The best path's words, without fillers, placed in media time.
+    /// The best path's words, without fillers, placed in media time (seconds on the stream's clock).
     ///
     /// Frames are counted from the best path's first segment, which starts the utterance: with
     /// ``PocketSphinxConfiguration/removeSilence`` 5prealpha numbers an utterance holding a pause from
     /// its last speech run instead (the frames it dropped still shift the words after them).
-    private func recognizedWords(startFrame: Int64, endFrame: Int64) -> [RecognizedWord] {
+    private func recognizedWords(startFrame: Int64, endFrame: Int64) -> [TimedWord] {
         let logmath = ps_get_logmath(decoder)
         let frameLength = Int64(samplesPerFrame)
-        var words: [RecognizedWord] = []
+        var words: [TimedWord] = []
         // ps_seg_next frees the iterator when it returns nil, so walking to the end leaks nothing.
         var segment = ps_seg_iter(decoder)
         var origin: Int32?
@@ -270,8 +270,8 @@ public final class PocketSphinxRecognizer: Recognizer {
             let start = min(startFrame + Int64(first) * frameLength, endFrame)
             let end = min(startFrame + Int64(last + 1) * frameLength, endFrame)
             words.append(
-                RecognizedWord(
-                    word: word, start: mediaTime(start), end: mediaTime(end),
+                TimedWord(
+                    word: word, start: mediaTime(start).seconds, end: mediaTime(end).seconds,
                     confidence: Self.probability(logmath_exp(logmath, posterior))))
         }
         return words

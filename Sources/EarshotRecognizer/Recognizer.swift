@@ -184,30 +184,13 @@ public struct Hypothesis: Sendable, Equatable {
     /// (The posterior of the whole word sequence is not used: it shrinks with every word, to ~0.0004
     /// for a 3 s sentence, and would say more about length than about accuracy.)
     public var confidence: Double?
-    /// The words with their times; may be empty in a partial result.
-    public var words: [RecognizedWord]
+    /// The words with their times in seconds of media time (the stream's clock, as ``RecognitionResult``'s
+    /// `start` and `end`), each with its posterior; may be empty in a partial result.
+    public var words: [TimedWord]
 
-    public init(text: String, confidence: Double?, words: [RecognizedWord]) {
+    public init(text: String, confidence: Double?, words: [TimedWord]) {
         self.text = text
         self.confidence = confidence
         self.words = words
-    }
-}
-
-/// A recognized word and where it was spoken.
-public struct RecognizedWord: Sendable, Equatable {
-    public var word: String
-    /// Media time of the word's first frame.
-    public var start: MediaTime
-    /// Media time just after the word's last frame.
-    public var end: MediaTime
-    /// Posterior probability of the word in [0, 1].
-    public var confidence: Double
-
-    public init(word: String, start: MediaTime, end: MediaTime, confidence: Double) {
-        self.word = word
-        self.start = start
-        self.end = end
-        self.confidence = confidence
     }
 }

@@ -1,15 +1,15 @@
 public import EarshotCore
 
-/// One subtitle: the lines shown from `start` to `end`.
+/// One subtitle: the lines shown from `start` to `end`, in seconds of media time.
 public struct SubtitleCue: Sendable, Equatable {
     /// The start of the cue's first word.
-    public var start: MediaTime
+    public var start: Double
     /// The end of the cue's last word.
-    public var end: MediaTime
+    public var end: Double
     /// One or more lines of text.
     public var lines: [String]
 
-    public init(start: MediaTime, end: MediaTime, lines: [String]) {
+    public init(start: Double, end: Double, lines: [String]) {
         self.start = start
         self.end = end
         self.lines = lines
@@ -47,10 +47,11 @@ public struct SubtitleLayout: Sendable, Hashable {
     /// A word that overlaps no run is left out: it was "heard" in what the VAD judged silence (on the
     /// long corpus, room tone between clips read as "staff" or "if"), and showing it would put a cue on
     /// screen over silence. Text and JSON keep every word the recognizer returned.
-    public func cues(for words: [RecognizedWord], speech: [Range<MediaTime>] = []) -> [SubtitleCue] {
-        let words = speech.isEmpty ? words : words.compactMap { Self.trimmed($0, to: speech) }
+    public func cues(for words: [TimedWord], speech: [Range<MediaTime>] = []) -> [SubtitleCue] {
+        let runs = speech.map { $0.lowerBound.seconds..<$0.upperBound.seconds }
+        let words = runs.isEmpty ? words : words.compactMap { Self.trimmed($0, to: runs) }
         var cues: [SubtitleCue] = []
-        var current: [RecognizedWord] = []
+        var current: [TimedWord] = []
         func close() {
             guard let first = current.first, let last = current.last else { return }
             cues.append(SubtitleCue(start: first.start, end: last.end, lines: lines(current.map(\.word))))
@@ -59,8 +60,7 @@ public struct SubtitleLayout: Sendable, Hashable {
         for word in words {
             if let first = current.first, let last = current.last {
                 let fits =
-                    word.start.seconds - last.end.seconds <= maxWordGap
-                    && word.end.seconds - first.start.seconds <= maxDuration
+                    word.start - last.end <= maxWordGap && word.end - first.start <= maxDuration
                     && lines(current.map(\.word) + [word.word]).count <= maxLines
                 if !fits { close() }
             }
@@ -71,13 +71,13 @@ public struct SubtitleLayout: Sendable, Hashable {
     }
 
     /// `word` cut to the part inside the speech run it overlaps most; nil if it overlaps none.
-    static func trimmed(_ word: RecognizedWord, to speech: [Range<MediaTime>]) -> RecognizedWord? {
-        var best: Range<MediaTime>?
+    static func trimmed(_ word: TimedWord, to speech: [Range<Double>]) -> TimedWord? {
+        var best: Range<Double>?
         var bestOverlap = 0.0
         // Runs are sorted: skip those that end before the word, stop at the first that starts after it.
         for run in speech where run.upperBound > word.start {
             if run.lowerBound >= word.end { break }
-            let overlap = min(run.upperBound, word.end).seconds - max(run.lowerBound, word.start).seconds
+            let overlap = min(run.upperBound, word.end) - max(run.lowerBound, word.start)
             if overlap > bestOverlap {
                 best = run
                 bestOverlap = overlap
@@ -128,9 +128,9 @@ public enum SubtitleWriter {
             }.joined()
     }
 
-    /// `time` as hours, minutes, seconds and milliseconds (rounded), the last two joined by `separator`.
-    static func timestamp(_ time: MediaTime, _ separator: String) -> String {
-        let milliseconds = max(0, Int64((time.seconds * 1000).rounded()))
+    /// `seconds` as hours, minutes, seconds and milliseconds (rounded), the last two joined by `separator`.
+    static func timestamp(_ time: Double, _ separator: String) -> String {
+        let milliseconds = max(0, Int64((time * 1000).rounded()))
         let hours = milliseconds / 3_600_000, minutes = milliseconds / 60_000 % 60
         let seconds = milliseconds / 1000 % 60, fraction = milliseconds % 1000
         func pad(_ value: Int64, _ width: Int) -> String {

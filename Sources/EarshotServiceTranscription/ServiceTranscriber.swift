@@ -84,9 +84,9 @@ public final class ServiceTranscriber: SegmentTranscriber {
         guard !text.isEmpty else { return result }  // "No Speech"
         let duration = audio.duration
         let rate = audio.format.sampleRate
-        func time(_ seconds: Double) -> MediaTime {
+        func time(_ seconds: Double) -> Double {
             let frame = Int64((min(max(seconds, 0), duration) * Double(rate)).rounded())
-            return MediaTime(frame: audio.startFrame + frame, sampleRate: rate)
+            return MediaTime(frame: audio.startFrame + frame, sampleRate: rate).seconds
         }
         var timed = reply.words
         if timed.isEmpty, !reply.segments.isEmpty {
@@ -106,7 +106,7 @@ public final class ServiceTranscriber: SegmentTranscriber {
             timed = words.enumerated().map { .init(word: $1, start: step * Double($0), end: step * Double($0 + 1)) }
         }
         let words = timed.filter { !$0.word.isEmpty }.map {
-            RecognizedWord(word: $0.word, start: time($0.start), end: time($0.end), confidence: $0.confidence ?? 0)
+            TimedWord(word: $0.word, start: time($0.start), end: time($0.end), confidence: $0.confidence ?? 0)
         }
         result.hypotheses = [Hypothesis(text: text, confidence: reply.confidence, words: words)]
         return result

@@ -31,7 +31,7 @@ public struct TranscribedSegment: Sendable, Equatable {
     /// The best hypothesis's text ("" when nothing was recognized or sent).
     public var text: String { result?.text ?? "" }
     /// The best hypothesis's words, in media time.
-    public var words: [RecognizedWord] { result?.hypotheses.first?.words ?? [] }
+    public var words: [TimedWord] { result?.hypotheses.first?.words ?? [] }
 }
 
 /// A whole recording transcribed: its segments in media-time order.
@@ -49,7 +49,7 @@ public struct Transcript: Sendable, Equatable {
     }
 
     /// Every recognized word, in media-time order.
-    public var words: [RecognizedWord] { segments.flatMap(\.words) }
+    public var words: [TimedWord] { segments.flatMap(\.words) }
     /// Every run of speech the VAD found, in media-time order.
     public var speech: [Range<MediaTime>] { segments.flatMap(\.speech) }
     /// The texts of the segments that have one, joined by spaces.

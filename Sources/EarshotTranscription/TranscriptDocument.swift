@@ -174,15 +174,15 @@ public struct TranscriptDocument: Encodable, Sendable {
         confidence = Self.meanConfidence(transcript.words)
     }
 
-    private static func word(_ word: RecognizedWord) -> Word {
+    private static func word(_ word: TimedWord) -> Word {
         Word(
-            word: word.word, startSeconds: rounded(word.start.seconds), endSeconds: rounded(word.end.seconds),
-            confidence: (word.confidence * 1000).rounded() / 1000)
+            word: word.word, startSeconds: rounded(word.start), endSeconds: rounded(word.end),
+            confidence: ((word.confidence ?? 0) * 1000).rounded() / 1000)
     }
 
-    private static func meanConfidence(_ words: [RecognizedWord]) -> Double? {
+    private static func meanConfidence(_ words: [TimedWord]) -> Double? {
         guard !words.isEmpty else { return nil }
-        return (words.map(\.confidence).reduce(0, +) / Double(words.count) * 1000).rounded() / 1000
+        return (words.map { $0.confidence ?? 0 }.reduce(0, +) / Double(words.count) * 1000).rounded() / 1000
     }
 
     private static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }

@@ -432,26 +432,30 @@ public final class WhisperRecognizer: Recognizer {
         var text = segments.map(\.text).joined().trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return result }
         let rate = Double(format.sampleRate)
-        var words: [RecognizedWord] = []
+        // Placed on the stream's clock at the sample nearest each time the window's decode gives.
+        func streamSeconds(_ seconds: Double) -> Double { mediaTime(start + Int64((seconds * rate).rounded())).seconds }
+        var words: [TimedWord] = []
         var pieces = 0
+        var meanConfidence = 0.0
         for (index, word) in segments.flatMap(\.words).enumerated() {
             let spelled = word.word.trimmingCharacters(in: .whitespaces)
             guard !spelled.isEmpty else { continue }
-            let end = mediaTime(start + Int64((word.end * rate).rounded()))
+            let end = streamSeconds(word.end)
             if index > 0, !word.word.hasPrefix(" "), !words.isEmpty {
-                // A piece of the word before (no space between them in the text).
+                // A piece of the word before (no space between them in the text): the word's confidence
+                // is its pieces' mean.
                 pieces += 1
+                meanConfidence += ((word.confidence ?? 0) - meanConfidence) / Double(pieces)
                 let last = words.count - 1
                 words[last].word += spelled
                 words[last].end = max(words[last].end, end)
-                words[last].confidence += ((word.confidence ?? 0) - words[last].confidence) / Double(pieces)
+                words[last].confidence = meanConfidence
                 continue
             }
             pieces = 1
+            meanConfidence = word.confidence ?? 0
             words.append(
-                RecognizedWord(
-                    word: spelled, start: mediaTime(start + Int64((word.start * rate).rounded())), end: end,
-                    confidence: word.confidence ?? 0))
+                TimedWord(word: spelled, start: streamSeconds(word.start), end: end, confidence: meanConfidence))
         }
         let kept = Self.droppingRepeatedTail(words)
         if kept.count < words.count {
@@ -462,7 +466,7 @@ public final class WhisperRecognizer: Recognizer {
         let confidence =
             words.isEmpty
             ? segments.first.map { Foundation.exp($0.averageLogProbability) }
-            : words.map(\.confidence).reduce(0, +) / Double(words.count)
+            : words.map { $0.confidence ?? 0 }.reduce(0, +) / Double(words.count)
         result.hypotheses = [Hypothesis(text: text, confidence: confidence, words: words)]
         return result
     }
@@ -470,10 +474,10 @@ public final class WhisperRecognizer: Recognizer {
     /// `words` without a run at the end, of two words or more, whose words all have no length and which
     /// says again words said before it ("Play the Winawer variation. The Winawer variation.", the repeat at 1.64–1.64 s):
     /// Whisper looping after the speech, which word alignment places where no audio is left.
-    static func droppingRepeatedTail(_ words: [RecognizedWord]) -> [RecognizedWord] {
+    static func droppingRepeatedTail(_ words: [TimedWord]) -> [TimedWord] {
         let zeroLength = words.reversed().prefix { $0.start >= $0.end }.count
         guard zeroLength > 0, zeroLength < words.count else { return words }
-        func normalized(_ word: RecognizedWord) -> String {
+        func normalized(_ word: TimedWord) -> String {
             word.word.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "'" }
         }
         let spoken = words.dropLast(zeroLength).map(normalized)

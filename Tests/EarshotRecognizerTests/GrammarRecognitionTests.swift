@@ -1,8 +1,8 @@
 import EarshotCore
 import EarshotIO
 import EarshotRecognizer
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -30,7 +30,8 @@ import Testing
         let recognizer = try PocketSphinxRecognizer()
         try recognizer.useGrammar(try Self.cards(), as: .only)
         for card in try CardsRecordings.load() {
-            #expect(try Self.transcribe(try Self.recording(card.path), with: recognizer) == card.transcript, "\(card.id)")
+            #expect(
+                try Self.transcribe(try Self.recording(card.path), with: recognizer) == card.transcript, "\(card.id)")
         }
     }
 
@@ -43,8 +44,8 @@ import Testing
         let result = try RecognizerFixtures.recognize(audio, blockFrames: 1000, with: recognizer)
         let words = try #require(result.hypotheses.first?.words)
         #expect(words.map(\.word).joined(separator: " ") == card.transcript)
-        #expect(words.first!.start.frame >= 16_000)
-        #expect(words.last!.end.frame <= 16_000 + Int64(audio.frameCount))
+        #expect(words.first!.start >= 1)
+        #expect(words.last!.end <= audio.endTime.seconds)
         #expect(zip(words, words.dropFirst()).allSatisfy { $0.end <= $1.start })
     }
 
@@ -75,13 +76,19 @@ import Testing
         try recognizer.useGrammar(nil)
         let clip = try RecognizerFixtures.clip(RecognizerFixtures.shortClipID)
         let audio = try RecognizerFixtures.audio(of: clip)
-        #expect(try Self.transcribe(audio, with: recognizer) == (try Self.transcribe(audio, with: PocketSphinxRecognizer())))
+        #expect(
+            try Self.transcribe(audio, with: recognizer) == (try Self.transcribe(audio, with: PocketSphinxRecognizer()))
+        )
     }
 
     @Test func grammarWordsMissingFromTheDictionaryAreNamed() throws {
         let recognizer = try PocketSphinxRecognizer()
         let grammar = RecognitionGrammar(
-            root: "r", rules: [.init(id: "r", isPublic: true, expansion: .sequence([.token("ten"), .token("clubz"), .token("xyzzyq")]))])
+            root: "r",
+            rules: [
+                .init(
+                    id: "r", isPublic: true, expansion: .sequence([.token("ten"), .token("clubz"), .token("xyzzyq")]))
+            ])
         let error = try #require(throws: EarshotError.self) { try recognizer.useGrammar(grammar) }
         #expect(error.code == .invalidInput)
         #expect(error.message.contains("clubz, xyzzyq"))
@@ -125,7 +132,8 @@ import Testing
         #expect(recognizer.pronunciation(of: "clubs(2)") == "K L UW B Z")
         #expect(recognizer.pronunciation(of: "acehigh") == "EY S HH AY")
         let unknownAlias = try PronunciationLexicon(
-            pls: Array("<lexicon alphabet='ipa'><lexeme><grapheme>zz</grapheme><alias>qqqzz</alias></lexeme></lexicon>".utf8))
+            pls: Array(
+                "<lexicon alphabet='ipa'><lexeme><grapheme>zz</grapheme><alias>qqqzz</alias></lexeme></lexicon>".utf8))
         let error = try #require(throws: EarshotError.self) { try recognizer.addPronunciations(unknownAlias) }
         #expect(error.message.contains("\"qqqzz\""))
     }

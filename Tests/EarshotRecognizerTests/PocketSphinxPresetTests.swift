@@ -1,7 +1,7 @@
 import EarshotCore
 import EarshotLab
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Testing
 
 @testable import EarshotRecognizer
@@ -65,7 +65,7 @@ struct PocketSphinxPresetTests {
         // Measured: 21 words, 7 of the 22 reference words right (WER 0.727; the fast preset loses words).
         let words = try #require(result.hypotheses.first?.words)
         #expect(words.count >= 15)
-        #expect(words.allSatisfy { $0.start < $0.end && $0.end <= result.end })
+        #expect(words.allSatisfy { $0.start < $0.end && $0.end <= result.end.seconds })
         #expect(score.referenceWordCount - score.substitutions - score.deletions >= 5)
     }
 }

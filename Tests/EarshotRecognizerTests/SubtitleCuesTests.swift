@@ -6,17 +6,18 @@ import Testing
 
 @Suite(.computing) struct SubtitleCuesTests {
     /// Words of `length` letters, each 0.3 s long with 0.05 s between, starting at `start` seconds.
-    private func words(_ count: Int, length: Int = 5, start: Double = 0, gap: Double = 0.05) -> [RecognizedWord] {
+    private func words(_ count: Int, length: Int = 5, start: Double = 0, gap: Double = 0.05) -> [TimedWord] {
         (0..<count).map { index in
             let begin = start + Double(index) * (0.3 + gap)
-            return RecognizedWord(
+            return TimedWord(
                 word: String(repeating: "a", count: length), start: time(begin), end: time(begin + 0.3),
                 confidence: 1)
         }
     }
 
-    private func time(_ seconds: Double) -> MediaTime {
-        MediaTime(frame: Int64((seconds * 16_000).rounded()), sampleRate: 16_000)
+    /// `seconds` at the nearest 16 kHz sample, as a recognizer places a word.
+    private func time(_ seconds: Double) -> Double {
+        MediaTime(frame: Int64((seconds * 16_000).rounded()), sampleRate: 16_000).seconds
     }
 
     @Test func cuesHoldTwoLinesOf42Characters() {
@@ -32,7 +33,7 @@ import Testing
         // Short words, 0.35 s apart: 20 fit in 7 s (6.95 s from first start to last end), not 21.
         let tiny = SubtitleLayout(maxLineLength: 1_000).cues(for: words(30, length: 1))
         #expect(tiny.map { $0.lines.joined(separator: " ").split(separator: " ").count } == [20, 10])
-        #expect(tiny.allSatisfy { $0.end.seconds - $0.start.seconds <= 7 })
+        #expect(tiny.allSatisfy { $0.end - $0.start <= 7 })
 
         let paused = words(2) + words(2, start: 2.0)
         let cues = SubtitleLayout().cues(for: paused)
@@ -57,8 +58,8 @@ import Testing
     private func time(_ seconds: Double) -> MediaTime {
         MediaTime(frame: Int64((seconds * 16_000).rounded()), sampleRate: 16_000)
     }
-    private func word(_ text: String, _ start: Double, _ end: Double) -> RecognizedWord {
-        RecognizedWord(word: text, start: time(start), end: time(end), confidence: 1)
+    private func word(_ text: String, _ start: Double, _ end: Double) -> TimedWord {
+        TimedWord(word: text, start: time(start).seconds, end: time(end).seconds, confidence: 1)
     }
 
     @Test func wordsAreTrimmedToTheVADsSpeechAndWordsInSilenceLeftOut() {
@@ -67,7 +68,7 @@ import Testing
         let cues = SubtitleLayout().cues(for: words, speech: speech)
         // "two" ends at the end of speech (2.0, not 2.6); "noise" is in silence; 2.0 → 4.1 is a pause > 1 s.
         #expect(cues.map(\.lines) == [["one two"], ["three"]])
-        #expect(cues[0].start == time(1.0) && cues[0].end == time(2.0))
-        #expect(cues[1].start == time(4.1) && cues[1].end == time(4.6))
+        #expect(cues[0].start == time(1.0).seconds && cues[0].end == time(2.0).seconds)
+        #expect(cues[1].start == time(4.1).seconds && cues[1].end == time(4.6).seconds)
     }
 }

@@ -50,10 +50,8 @@ import Testing
 
     /// Three words, a 1.5 s pause, two words: two segments.
     static let result: RecognitionResult = {
-        func word(_ text: String, _ start: Double, _ end: Double, _ confidence: Double = 0.5) -> RecognizedWord {
-            RecognizedWord(
-                word: text, start: MediaTime(frame: Int64(start * 16_000), sampleRate: 16_000),
-                end: MediaTime(frame: Int64(end * 16_000), sampleRate: 16_000), confidence: confidence)
+        func word(_ text: String, _ start: Double, _ end: Double, _ confidence: Double = 0.5) -> TimedWord {
+            TimedWord(word: text, start: start, end: end, confidence: confidence)
         }
         let words = [
             word("one", 0.2, 0.5), word("two", 0.5, 0.9), word("three", 0.9, 1.4), word("four", 2.9, 3.3),

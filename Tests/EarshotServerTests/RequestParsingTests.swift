@@ -74,12 +74,8 @@ struct ExtraArgumentsTests {
 struct RecognitionDocumentTests {
     @Test func aResultBecomesTheSpeechToTextJSON() throws {
         let words = [
-            RecognizedWord(
-                word: "hello", start: .zero(sampleRate: 16_000), end: .init(frame: 8_000, sampleRate: 16_000),
-                confidence: 0.9),
-            RecognizedWord(
-                word: "world", start: .init(frame: 8_000, sampleRate: 16_000),
-                end: .init(frame: 16_000, sampleRate: 16_000), confidence: 0.5),
+            TimedWord(word: "hello", start: 0, end: 0.5, confidence: 0.9),
+            TimedWord(word: "world", start: 0.5, end: 1, confidence: 0.5),
         ]
         let result = RecognitionResult(
             hypotheses: [Hypothesis(text: "hello world", confidence: 0.7, words: words)],
@@ -122,12 +118,8 @@ struct RecognitionDocumentTests {
 struct RenderingTests {
     static let document: RecognitionDocument = {
         let words = [
-            RecognizedWord(
-                word: "fish", start: .zero(sampleRate: 16_000), end: .init(frame: 8_000, sampleRate: 16_000),
-                confidence: 0.8),
-            RecognizedWord(
-                word: "&chips", start: .init(frame: 8_000, sampleRate: 16_000),
-                end: .init(frame: 16_000, sampleRate: 16_000), confidence: 0.4),
+            TimedWord(word: "fish", start: 0, end: 0.5, confidence: 0.8),
+            TimedWord(word: "&chips", start: 0.5, end: 1, confidence: 0.4),
         ]
         let result = RecognitionResult(
             hypotheses: [Hypothesis(text: "fish &chips", confidence: 0.6, words: words)],
@@ -175,9 +167,7 @@ struct RenderingTests {
 @Suite(.waiting)
 struct RecognitionJSONBytesTests {
     @Test func fieldsComeInTheSeedsOrderAndStringsAreEscaped() throws {
-        let word = RecognizedWord(
-            word: "say \"hi\"\\\n", start: .zero(sampleRate: 16_000), end: .init(frame: 160, sampleRate: 16_000),
-            confidence: 0.25)
+        let word = TimedWord(word: "say \"hi\"\\\n", start: 0, end: 0.01, confidence: 0.25)
         let result = RecognitionResult(
             hypotheses: [Hypothesis(text: "say \"hi\"\\\n", confidence: 0.25, words: [word])],
             start: .zero(sampleRate: 16_000), end: .init(frame: 160, sampleRate: 16_000), isPartial: false)

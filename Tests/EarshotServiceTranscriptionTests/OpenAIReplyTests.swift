@@ -16,7 +16,7 @@ import Testing
         startFrame: 160_000)
 
     static func starts(_ result: RecognitionResult) -> [Double] {
-        result.hypotheses.first?.words.map { ($0.start.seconds * 1000).rounded() / 1000 } ?? []
+        result.hypotheses.first?.words.map { ($0.start * 1000).rounded() / 1000 } ?? []
     }
 
     @Test func wordTimesLandInMediaTime() {
@@ -26,7 +26,7 @@ import Testing
         let result = ServiceTranscriber.result(OpenAITranscriptionClient.reply(reply), audio: Self.audio)
         #expect(result.text == "Hello world")
         #expect(Self.starts(result) == [10.5, 11.0])
-        #expect(result.hypotheses.first?.words.last?.end.seconds == 11.6)
+        #expect(result.hypotheses.first?.words.last?.end == 11.6)
     }
 
     @Test func withoutWordTimesEachSegmentsWordsSpreadOverIt() {
@@ -38,7 +38,7 @@ import Testing
             ])
         let result = ServiceTranscriber.result(OpenAITranscriptionClient.reply(reply), audio: Self.audio)
         #expect(Self.starts(result) == [10.4, 10.9, 12.0, 12.5])
-        #expect(result.hypotheses.first?.words.last?.end.seconds == 13.0)
+        #expect(result.hypotheses.first?.words.last?.end == 13.0)
     }
 
     @Test func textAloneIsSpreadOverTheSegmentAndSilenceIsNoHypothesis() {

@@ -77,11 +77,11 @@ import Testing
         }
         var late: [String] = []
         for cue in cues {
-            #expect(distance(cue.start.seconds) <= 0.3, "cue \(cue.start)–\(cue.end) \(cue.lines) starts in a pause")
-            if distance(cue.end.seconds) > 0.3 { late.append("\(cue.start)–\(cue.end) \(cue.lines)") }
+            #expect(distance(cue.start) <= 0.3, "cue \(cue.start)–\(cue.end) \(cue.lines) starts in a pause")
+            if distance(cue.end) > 0.3 { late.append("\(cue.start)–\(cue.end) \(cue.lines)") }
             // An end may trail speech only while the VAD still hears its tail (a reverberant "s").
-            #expect(distance(cue.end.seconds) <= 0.6, "cue \(cue.start)–\(cue.end) \(cue.lines) ends in a pause")
-            #expect(cue.end.seconds - cue.start.seconds <= 7 && cue.lines.count <= 2)
+            #expect(distance(cue.end) <= 0.6, "cue \(cue.start)–\(cue.end) \(cue.lines) ends in a pause")
+            #expect(cue.end - cue.start <= 7 && cue.lines.count <= 2)
             #expect(cue.lines.allSatisfy { $0.count <= 42 || !$0.contains(" ") })
         }
         print("\(format.rawValue): \(cues.count) cues; ends more than 0.3 s past labelled speech: \(late)")

@@ -48,20 +48,20 @@ struct TranscriptionResponse {
             }
             if granularities.contains(.word) {
                 document.words = words.map {
-                    Word(word: $0.word, start: Self.rounded($0.start.seconds), end: Self.rounded($0.end.seconds))
+                    Word(word: $0.word, start: Self.rounded($0.start), end: Self.rounded($0.end))
                 }
             }
             return (try Self.encoder.encode(document), "application/json")
         }
     }
 
-    private func segments(_ cues: [SubtitleCue], words: [RecognizedWord]) -> [Segment] {
+    private func segments(_ cues: [SubtitleCue], words: [TimedWord]) -> [Segment] {
         cues.enumerated().map { index, cue in
             let inside = words.filter { $0.start >= cue.start && $0.end <= cue.end }
-            let logs = inside.map { log(max($0.confidence, 1e-10)) }
+            let logs = inside.map { log(max($0.confidence ?? 0, 1e-10)) }
             return Segment(
-                id: index, seek: Int((cue.start.seconds * 100).rounded()), start: Self.rounded(cue.start.seconds),
-                end: Self.rounded(cue.end.seconds), text: " " + inside.map(\.word).joined(separator: " "),
+                id: index, seek: Int((cue.start * 100).rounded()), start: Self.rounded(cue.start),
+                end: Self.rounded(cue.end), text: " " + inside.map(\.word).joined(separator: " "),
                 temperature: options.temperature,
                 avgLogprob: logs.isEmpty ? 0 : Self.rounded(logs.reduce(0, +) / Double(logs.count)))
         }

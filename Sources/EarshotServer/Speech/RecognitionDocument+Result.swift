@@ -13,9 +13,10 @@ extension RecognitionDocument {
             return NBest(
                 hypothesis: hypothesis.text, languageID: "en-us", confidence: confidence,
                 grade: Self.grade(confidence: confidence), resultText: hypothesis.text,
-                words: hypothesis.words.map(\.word), wordScores: hypothesis.words.map { Self.rounded($0.confidence) },
+                words: hypothesis.words.map(\.word),
+                wordScores: hypothesis.words.map { Self.rounded($0.confidence ?? 0) },
                 wordTimes: wordTimes
-                    ? hypothesis.words.map { [Self.rounded($0.start.seconds), Self.rounded($0.end.seconds)] } : nil)
+                    ? hypothesis.words.map { [Self.rounded($0.start), Self.rounded($0.end)] } : nil)
         }
         self.init(
             recognition: Recognition(
