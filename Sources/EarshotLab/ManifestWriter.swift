@@ -13,16 +13,8 @@ public enum ManifestWriter {
 
     /// One manifest line for `entry`, without the newline.
     public static func line(for entry: CorpusEntry) -> String {
-        var out = "{\"schema_version\":\(schemaVersion),\"path\":\(JSONText.quoted(entry.path))"
-        out += ",\"duration_s\":\(seconds(entry.duration))"
-        out += ",\"speech\":[" + entry.speech.map(segment).joined(separator: ",") + "]"
-        if let transcript = entry.transcript { out += ",\"transcript\":\(JSONText.quoted(transcript))" }
-        if let words = entry.words {
-            out += ",\"words\":[" + words.map(word).joined(separator: ",") + "]"
-        }
-        let tags = entry.tags.keys.sorted().map { "\(JSONText.quoted($0)):\(JSONText.quoted(entry.tags[$0]!))" }
-        out += ",\"tags\":{" + tags.joined(separator: ",") + "}}"
-        return out
+        // Every field is a string or a finite number (a corpus's times are checked when read or built).
+        (try? OrderedJSONEncoder().string(Line(entry: entry))) ?? ""
     }
 
     /// The whole manifest: one line per entry, each ending in a newline.
@@ -65,11 +57,38 @@ public enum ManifestWriter {
     /// Rounds `value` to the millisecond, as the manifest stores it.
     public static func roundedSeconds(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
-    private static func segment(_ segment: LabeledSegment) -> String {
-        "{\"start_s\":\(seconds(segment.start)),\"end_s\":\(seconds(segment.end))}"
-    }
+    /// A manifest line: the entry's fields in the layout's order, times rounded.
+    private struct Line: Encodable {
+        let entry: CorpusEntry
 
-    private static func word(_ word: TimedWord) -> String {
-        "{\"word\":\(JSONText.quoted(word.word)),\"start_s\":\(seconds(word.start)),\"end_s\":\(seconds(word.end))}"
+        enum Key: String, CodingKey {
+            case schemaVersion = "schema_version", path, duration = "duration_s", speech, transcript, words, tags
+            case word, start = "start_s", end = "end_s"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var line = encoder.container(keyedBy: Key.self)
+            try line.encode(ManifestWriter.schemaVersion, forKey: .schemaVersion)
+            try line.encode(entry.path, forKey: .path)
+            try line.encode(roundedSeconds(entry.duration), forKey: .duration)
+            var speech = line.nestedUnkeyedContainer(forKey: .speech)
+            for segment in entry.speech {
+                var span = speech.nestedContainer(keyedBy: Key.self)
+                try span.encode(roundedSeconds(segment.start), forKey: .start)
+                try span.encode(roundedSeconds(segment.end), forKey: .end)
+            }
+            try line.encodeIfPresent(entry.transcript, forKey: .transcript)
+            if let words = entry.words {
+                var list = line.nestedUnkeyedContainer(forKey: .words)
+                for word in words {
+                    var item = list.nestedContainer(keyedBy: Key.self)
+                    try item.encode(word.word, forKey: .word)
+                    try item.encode(roundedSeconds(word.start), forKey: .start)
+                    try item.encode(roundedSeconds(word.end), forKey: .end)
+                }
+            }
+            var tags = line.nestedContainer(keyedBy: NamedCodingKey.self, forKey: .tags)
+            for key in entry.tags.keys.sorted() { try tags.encode(entry.tags[key]!, forKey: NamedCodingKey(key)) }
+        }
     }
 }

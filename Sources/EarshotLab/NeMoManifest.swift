@@ -10,18 +10,30 @@ import Foundation
 /// the writer is given absolute paths. `text` is left out: it is the reference transcript, which a VAD
 /// does not know (NeMo reads a missing one as "").
 public enum NeMoManifest {
-    /// One line per segment, in the order given; numbers with three decimals.
-    public static func text(for segments: [LabeledSegment], audioPath: String) -> String {
-        let path = JSONText.quoted(audioPath)
-        return segments.map { segment in
+    /// One line per segment, in the order given; numbers to the millisecond.
+    public static func text(for segments: [LabeledSegment], audioPath: String) throws -> String {
+        let encoder = OrderedJSONEncoder()
+        return try segments.map { segment in
             // Both from the millisecond-rounded bounds, so offset + duration is the rounded end.
             let start = Int((segment.start * 1000).rounded()), end = Int((segment.end * 1000).rounded())
-            return "{\"audio_filepath\": \(path), \"offset\": \(milliseconds(start)), "
-                + "\"duration\": \(milliseconds(end - start))}\n"
+            let line = Line(
+                audioFilepath: audioPath, offset: Double(start) / 1000, duration: Double(end - start) / 1000)
+            return try encoder.string(line) + "\n"
         }.joined()
     }
 
-    static func milliseconds(_ value: Int) -> String {
-        SegmentFormat.seconds(Double(value) / 1000)
+    private struct Line: Encodable {
+        let audioFilepath: String
+        let offset: Double
+        let duration: Double
+
+        enum CodingKeys: String, CodingKey { case audioFilepath = "audio_filepath", offset, duration }
+
+        func encode(to encoder: any Encoder) throws {
+            var line = encoder.container(keyedBy: CodingKeys.self)
+            try line.encode(audioFilepath, forKey: .audioFilepath)
+            try line.encode(offset, forKey: .offset)
+            try line.encode(duration, forKey: .duration)
+        }
     }
 }

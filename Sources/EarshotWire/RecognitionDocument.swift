@@ -97,6 +97,20 @@ public struct RecognitionDocument: Codable, Sendable, Equatable {
             wordTimes = try container.decodeIfPresent([[Double]].self, forKey: .wordTimes)
         }
 
+        /// The seed's order (example 3-6): `Confidence`, `Grade`, `LanguageId`, `Hypothesis`, `ResultText`,
+        /// `Words`, `WordScores`, then Earshot's `WordTimes` when there are any.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(confidence, forKey: .confidence)
+            try container.encode(grade, forKey: .grade)
+            try container.encode(languageID, forKey: .languageID)
+            try container.encode(hypothesis, forKey: .hypothesis)
+            try container.encode(resultText, forKey: .resultText)
+            try container.encode(words, forKey: .words)
+            try container.encode(wordScores, forKey: .wordScores)
+            try container.encodeIfPresent(wordTimes, forKey: .wordTimes)
+        }
+
         enum CodingKeys: String, CodingKey {
             case hypothesis = "Hypothesis", languageID = "LanguageId", confidence = "Confidence", grade = "Grade"
             case resultText = "ResultText", words = "Words", wordScores = "WordScores", wordTimes = "WordTimes"
@@ -109,33 +123,9 @@ public struct RecognitionDocument: Codable, Sendable, Equatable {
     }
 
     /// The document as JSON bytes, fields in the seed's order (example 3-6: `Status`, `ResponseId`,
-    /// `Info`, `NBest`), so the bytes a `curl` user sees are the same from run to run.
-    /// (`JSONEncoder` orders keys by hash, which Swift seeds per process.)
-    public func encoded() throws -> Data {
-        let r = recognition
-        var out =
-            #"{"Recognition":{"Status":"# + JSONText.quoted(r.status) + #","ResponseId":"#
-            + JSONText.quoted(r.responseID)
-        out += #","Info":{"metrics":{"audioTime":"# + "\(r.info.metrics.audioTime)"
-        out += #","audioBytes":"# + "\(r.info.metrics.audioBytes)}}"
-        if let nBest = r.nBest {
-            let hypotheses = nBest.map { best -> String in
-                var item = #"{"Confidence":"# + "\(best.confidence)"
-                item += #","Grade":"# + JSONText.quoted(best.grade)
-                item += #","LanguageId":"# + JSONText.quoted(best.languageID)
-                item += #","Hypothesis":"# + JSONText.quoted(best.hypothesis)
-                item += #","ResultText":"# + JSONText.quoted(best.resultText)
-                item += #","Words":["# + best.words.map(JSONText.quoted).joined(separator: ",")
-                item += #"],"WordScores":["# + best.wordScores.map { "\($0)" }.joined(separator: ",") + "]"
-                if let times = best.wordTimes {
-                    item += #","WordTimes":["# + times.map { "[\($0[0]),\($0[1])]" }.joined(separator: ",") + "]"
-                }
-                return item + "}"
-            }
-            out += #","NBest":["# + hypotheses.joined(separator: ",") + "]"
-        }
-        return Data((out + "}}").utf8)
-    }
+    /// `Info`, `NBest`; each hypothesis as ``NBest/encode(to:)`` writes it), so the bytes a `curl` user
+    /// sees are the same from run to run.
+    public func encoded() throws -> Data { try OrderedJSONEncoder().encode(self) }
 
     /// Three decimals, as the seed's word scores: more would be noise.
     public static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }

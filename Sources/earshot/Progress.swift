@@ -37,18 +37,39 @@ struct ProgressOptions: ParsableArguments {
 }
 
 /// One `--progress ndjson` line: keys in a fixed order, numbers rounded, no nulls.
-enum ProgressLine {
+struct ProgressLine: Encodable {
+    let event: String
+    let command: String
+    /// The event's own fields, in order; a nil, or a number that is not finite, is left out.
+    let fields: [(String, Any?)]
+
     static func write(_ event: String, command: String, fields: [(String, Any?)]) {
-        var line = #"{"event":"# + JSONText.quoted(event) + #","command":"# + JSONText.quoted(command)
+        let line = ProgressLine(event: event, command: command, fields: fields)
+        guard let text = try? OrderedJSONEncoder().string(line) else { return }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var line = encoder.container(keyedBy: FieldKey.self)
+        try line.encode(event, forKey: FieldKey("event"))
+        try line.encode(command, forKey: FieldKey("command"))
         for (key, value) in fields {
             switch value {
-            case let number as Double where number.isFinite: line += ",\"\(key)\":\((number * 1000).rounded() / 1000)"
-            case let number as Int: line += ",\"\(key)\":\(number)"
-            case let text as String: line += ",\"\(key)\":" + JSONText.quoted(text)
+            case let number as Double where number.isFinite:
+                try line.encode((number * 1000).rounded() / 1000, forKey: FieldKey(key))
+            case let number as Int: try line.encode(number, forKey: FieldKey(key))
+            case let text as String: try line.encode(text, forKey: FieldKey(key))
             default: continue
             }
         }
-        FileHandle.standardError.write(Data((line + "}\n").utf8))
+    }
+
+    private struct FieldKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }
 
@@ -215,7 +236,8 @@ final class CountProgress: Sendable {
         ProgressLine.write(
             event, command: command,
             fields: [
-                ("phase", state.label), ("done", processed - state.failed), ("failed", state.failed > 0 ? state.failed : nil),
+                ("phase", state.label), ("done", processed - state.failed),
+                ("failed", state.failed > 0 ? state.failed : nil),
                 ("total", total), ("fraction", total > 0 ? Double(processed) / Double(total) : nil),
                 ("elapsed_s", Date().timeIntervalSince(began)),
                 ("eta_s", processed > 0 ? elapsed / Double(processed) * Double(total - processed) : nil),

@@ -1,6 +1,6 @@
 import EarshotCore
-import EarshotTesting
 import EarshotTestTraits
+import EarshotTesting
 import Foundation
 import Testing
 
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func escapesControlCharacters() {
-        #expect(JSONText.quoted("a\tb\n\u{1}\\") == #""a\tb\n\u0001\\""#)
+        #expect(OrderedJSONEncoder.quoted("a\tb\n\u{1}\\") == #""a\tb\n\u0001\\""#)
     }
 
     @Test func writesAtomicallyAndCompletely() throws {

@@ -86,10 +86,13 @@ enum RealtimeClientEvent {
         return event.text
     }
 
-    /// `input_audio_buffer.append` with `audio` in base64 (whose alphabet needs no JSON escaping).
+    /// `input_audio_buffer.append` with `audio` in base64.
     static func append(_ audio: some Sequence<UInt8>) -> String {
-        #"{"type":"input_audio_buffer.append","audio":""# + Data(audio).base64EncodedString() + #""}"#
+        let event: JSONValue = [
+            "type": "input_audio_buffer.append", "audio": .string(Data(audio).base64EncodedString()),
+        ]
+        return event.text
     }
 
-    static let commit = #"{"type":"input_audio_buffer.commit"}"#
+    static let commit = (["type": "input_audio_buffer.commit"] as JSONValue).text
 }
