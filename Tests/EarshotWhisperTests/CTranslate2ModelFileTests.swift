@@ -49,7 +49,7 @@ import Testing
             let halves = (0..<variable.count).map {
                 raw.loadUnaligned(fromByteOffset: variable.offset + 2 * $0, as: UInt16.self)
             }
-            return (file.floats(variable), halves)
+            return (try file.floats(variable), halves)
         }
         #expect(widened.0 == widened.1.map { Float(Float16(bitPattern: $0)) })
         #expect(widened.0.contains { $0 != 0 })

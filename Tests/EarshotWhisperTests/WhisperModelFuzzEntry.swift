@@ -17,7 +17,7 @@ enum WhisperModelFuzzEntry {
                     guard variable.offset >= 0, variable.offset + variable.byteCount <= raw.count else {
                         throw FuzzFinding("\(variable.name) lies past the file's \(raw.count) bytes")
                     }
-                    _ = file.floats(variable)
+                    _ = try file.floats(variable)
                 }
             }
             do {

@@ -52,6 +52,30 @@ import Testing
         #expect(message.contains("(truncated or corrupted?)"), "\(message)")
     }
 
+    /// The model is read from the file piece by piece into its tensors (never held whole): the values
+    /// are those of the whole file read into memory, bit for bit.
+    @Test func readingTheFilePieceByPieceGivesTheTensorsOfTheWholeFile() throws {
+        let directory = try WhisperFixtures.modelDirectory()
+        let model = try WhisperModel(directory: directory)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/model.bin"))
+        let whole = try bytes.withUnsafeBytes { raw in
+            try WhisperModel.loadTensors(raw, path: "model.bin", vocabularySize: model.tokenizer.count).tensors
+        }
+        let piecewise = model.tensors
+        #expect(whole.floatCount == piecewise.floatCount && whole.halfCount == piecewise.halfCount)
+        #expect(whole.halfCount > 0, "tiny.en's matrices are float16 and kept as halves")
+        #expect(memcmp(whole.floats, piecewise.floats, 4 * whole.floatCount) == 0)
+        #expect(memcmp(whole.halves, piecewise.halves, 2 * whole.halfCount) == 0)
+    }
+
+    @Test func aModelBinThatIsNotAFileIsRefused() throws {
+        let directory = try brokenCopy { $0 }
+        defer { directory.remove() }
+        try FileManager.default.removeItem(atPath: directory.file("model.bin"))
+        try FileManager.default.createDirectory(atPath: directory.file("model.bin"), withIntermediateDirectories: false)
+        #expect(WhisperFixtures.loadError(directory.path) == directory.file("model.bin") + ": expected a regular file")
+    }
+
     @Test func aForeignFileIsRefused() throws {
         let directory = try brokenCopy { _ in Data("ONNX or anything else, not a CTranslate2 model".utf8) }
         defer { directory.remove() }

@@ -13,7 +13,8 @@
 /// Every length is checked against what remains of the file before it is used, and a variable's byte
 /// count against its shape and type, so a truncated or corrupted file is refused with the offset of
 /// the first thing that does not fit (``Malformed``), never read out of bounds. The values are not
-/// copied here: a ``Variable`` says where they are, and ``floats(_:)`` converts them.
+/// read here: a ``Variable`` says where they are, and ``widen(_:into:rowScales:)`` or
+/// ``copyHalves(_:into:)`` reads them straight into the tensor that keeps them (``ModelFileBytes``).
 struct CTranslate2ModelFile {
     /// CTranslate2's data types, by the code the file stores.
     enum DataType: UInt8, CustomStringConvertible {
@@ -65,12 +66,16 @@ struct CTranslate2ModelFile {
     let variables: [Variable]
     /// The variables by name, aliases included (an alias maps to its target's variable).
     let byName: [String: Variable]
-    private let bytes: UnsafeRawBufferPointer
+    private let source: ModelFileBytes
 
     /// Reads the header and the variable table of `bytes`, which must outlive this value.
-    init(bytes: UnsafeRawBufferPointer) throws(Malformed) {
-        self.bytes = bytes
-        var reader = Reader(bytes: bytes)
+    init(bytes: UnsafeRawBufferPointer) throws(Malformed) { try self.init(source: .memory(bytes)) }
+
+    /// Reads the header and the variable table of `source` (an open file must stay open while values
+    /// are read).
+    init(source: ModelFileBytes) throws(Malformed) {
+        self.source = source
+        var reader = Reader(source: source)
         let version = try reader.u32("the format version")
         guard version == Self.formatVersion else {
             throw Malformed(reason: "format version \(version), expected \(Self.formatVersion)", offset: 0)
@@ -145,25 +150,36 @@ struct CTranslate2ModelFile {
 
     /// Writes the values of a floating-point or integer variable as `Float`s to `output` (float16 and
     /// bfloat16 widened exactly, integers converted, `scales` dividing each row when given); returns
-    /// false if any value is not finite.
-    func widen(_ variable: Variable, into output: UnsafeMutablePointer<Float>, rowScales scales: [Float]? = nil) -> Bool
-    {
-        let source = UnsafeRawBufferPointer(rebasing: bytes[variable.offset..<(variable.offset + variable.byteCount)])
+    /// false if any value is not finite. A float32 variable is read straight into `output`; any other
+    /// passes through one buffer of its own size.
+    func widen(
+        _ variable: Variable, into output: UnsafeMutablePointer<Float>, rowScales scales: [Float]? = nil
+    ) throws(Malformed) -> Bool {
         let count = variable.count
-        switch variable.type {
-        case .float32:
-            UnsafeMutableRawPointer(output).copyMemory(from: source.baseAddress!, byteCount: variable.byteCount)
-        case .float16:
-            WhisperKernels.widenHalves(source.baseAddress!, count: count, into: output)
-        case .bfloat16:
-            let halves = source.assumingMemoryBound(to: UInt16.self)
-            for i in 0..<count { output[i] = Float(bitPattern: UInt32(UInt16(littleEndian: halves[i])) << 16) }
-        case .int8:
-            for i in 0..<count { output[i] = Float(Int8(bitPattern: source[i])) }
-        case .int16:
-            for i in 0..<count { output[i] = Float(source.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self)) }
-        case .int32:
-            for i in 0..<count { output[i] = Float(source.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)) }
+        if variable.type == .float32 {
+            try source.copy(from: variable.offset, count: variable.byteCount, into: output)
+        } else {
+            let stored = try source.bytes(from: variable.offset, count: variable.byteCount)
+            stored.withUnsafeBytes { stored in
+                switch variable.type {
+                case .float32: break
+                case .float16:
+                    WhisperKernels.widenHalves(stored.baseAddress!, count: count, into: output)
+                case .bfloat16:
+                    let halves = stored.assumingMemoryBound(to: UInt16.self)
+                    for i in 0..<count { output[i] = Float(bitPattern: UInt32(UInt16(littleEndian: halves[i])) << 16) }
+                case .int8:
+                    for i in 0..<count { output[i] = Float(Int8(bitPattern: stored[i])) }
+                case .int16:
+                    for i in 0..<count {
+                        output[i] = Float(stored.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))
+                    }
+                case .int32:
+                    for i in 0..<count {
+                        output[i] = Float(stored.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self))
+                    }
+                }
+            }
         }
         if let scales, !scales.isEmpty {
             let columns = count / scales.count
@@ -181,32 +197,39 @@ struct CTranslate2ModelFile {
 
     /// Copies a float16 variable's values as they are stored (little-endian IEEE halves, as on every
     /// machine this runs on); returns false if any is not finite (an all-ones exponent).
-    func copyHalves(_ variable: Variable, into output: UnsafeMutablePointer<UInt16>) -> Bool {
+    func copyHalves(_ variable: Variable, into output: UnsafeMutablePointer<UInt16>) throws(Malformed) -> Bool {
         precondition(variable.type == .float16)
-        let source = UnsafeRawBufferPointer(rebasing: bytes[variable.offset..<(variable.offset + variable.byteCount)])
-        UnsafeMutableRawPointer(output).copyMemory(from: source.baseAddress!, byteCount: variable.byteCount)
+        try source.copy(from: variable.offset, count: variable.byteCount, into: output)
         var allFinite = true
         for i in 0..<variable.count where output[i] & 0x7c00 == 0x7c00 { allFinite = false }
         return allFinite
     }
 
     /// The values of a variable as `Float`s (see ``widen(_:into:rowScales:)``).
-    func floats(_ variable: Variable) -> [Float] {
-        [Float](unsafeUninitializedCapacity: variable.count) { buffer, initialized in
-            _ = widen(variable, into: buffer.baseAddress!)
-            initialized = variable.count
+    func floats(_ variable: Variable) throws(Malformed) -> [Float] {
+        var failure: Malformed?
+        let values = [Float](unsafeUninitializedCapacity: variable.count) { buffer, initialized in
+            do throws(Malformed) {
+                _ = try widen(variable, into: buffer.baseAddress!)
+                initialized = variable.count
+            } catch {
+                failure = error
+                initialized = 0
+            }
         }
+        if let failure { throw failure }
+        return values
     }
 
     /// A scalar's value as an integer (flags and counts: `num_heads`, `activation`), or nil if the
     /// variable is not a single integer.
-    func integer(_ variable: Variable) -> Int? {
+    func integer(_ variable: Variable) throws(Malformed) -> Int? {
         guard variable.count == 1 else { return nil }
         let at = variable.offset
         switch variable.type {
-        case .int8: return Int(Int8(bitPattern: bytes[at]))
-        case .int16: return Int(bytes.loadUnaligned(fromByteOffset: at, as: Int16.self))
-        case .int32: return Int(bytes.loadUnaligned(fromByteOffset: at, as: Int32.self))
+        case .int8: return Int(try source.load(Int8.self, at: at))
+        case .int16: return Int(try source.load(Int16.self, at: at))
+        case .int32: return Int(try source.load(Int32.self, at: at))
         default: return nil
         }
     }
@@ -214,10 +237,10 @@ struct CTranslate2ModelFile {
 
 /// A bounds-checked little-endian reader over the file's bytes.
 private struct Reader {
-    let bytes: UnsafeRawBufferPointer
+    let source: ModelFileBytes
     var offset = 0
 
-    var remaining: Int { bytes.count - offset }
+    var remaining: Int { source.count - offset }
 
     mutating func take(_ count: Int, _ what: String) throws(CTranslate2ModelFile.Malformed) -> Int {
         guard count <= remaining else {
@@ -229,11 +252,13 @@ private struct Reader {
     }
 
     mutating func u8(_ what: String) throws(CTranslate2ModelFile.Malformed) -> UInt8 {
-        bytes[try take(1, what)]
+        let at = try take(1, what)
+        return try source.load(UInt8.self, at: at)
     }
 
     mutating func u32(_ what: String) throws(CTranslate2ModelFile.Malformed) -> UInt32 {
-        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: try take(4, what), as: UInt32.self))
+        let at = try take(4, what)
+        return try source.load(UInt32.self, at: at)
     }
 
     mutating func skip(_ count: Int, _ what: String) throws(CTranslate2ModelFile.Malformed) -> Int {
@@ -243,13 +268,14 @@ private struct Reader {
     /// A `u16`-length string whose last byte is NUL, without the NUL; UTF-8 checked.
     mutating func string(_ what: String) throws(CTranslate2ModelFile.Malformed) -> String {
         let start = offset
-        let length = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: try take(2, what), as: UInt16.self)))
+        let lengthAt = try take(2, what)
+        let length = Int(try source.load(UInt16.self, at: lengthAt))
         let at = try take(length, what)
-        guard length >= 1, bytes[at + length - 1] == 0 else {
+        let stored = try source.bytes(from: at, count: length)
+        guard length >= 1, stored[length - 1] == 0 else {
             throw CTranslate2ModelFile.Malformed(reason: "\(what) is not a NUL-terminated string", offset: start)
         }
-        let content = UnsafeRawBufferPointer(rebasing: bytes[at..<(at + length - 1)])
-        guard let text = String(validating: content, as: UTF8.self), !text.contains("\0") else {
+        guard let text = String(validating: stored.dropLast(), as: UTF8.self), !text.contains("\0") else {
             throw CTranslate2ModelFile.Malformed(reason: "\(what) is not UTF-8 text", offset: start)
         }
         return text

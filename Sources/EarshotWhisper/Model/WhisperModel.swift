@@ -62,7 +62,16 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         let vocabularyPath = Self.vocabularyPath(in: folder)
         let tokenizerPath = folder + "/tokenizer.json"
 
-        let bytes = try Self.read(modelPath)
+        // Read piece by piece into the tensors: the file is never held whole beside them.
+        let model = open(modelPath, O_RDONLY | O_CLOEXEC)
+        guard model >= 0 else {
+            throw EarshotError(.modelUnavailable, "\(modelPath): cannot read the file (missing or unreadable)")
+        }
+        defer { close(model) }
+        var status = stat()
+        guard fstat(model, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw EarshotError(.modelUnavailable, "\(modelPath): expected a regular file")
+        }
         let configuration = try WhisperModelConfiguration(
             data: try Self.read(configurationPath), path: configurationPath)
         let vocabulary = try WhisperModelConfiguration.vocabulary(
@@ -73,11 +82,9 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
             languageIDs: configuration.languageIDs, configurationPath: configurationPath)
         self.tokenizer = tokenizer
 
-        let loaded = try bytes.withUnsafeBytes { raw in
-            try Self.loadTensors(
-                raw, path: modelPath, vocabularySize: tokenizer.count,
-                vocabularyName: (vocabularyPath as NSString).lastPathComponent, precision: precision)
-        }
+        let loaded = try Self.loadTensors(
+            .file(descriptor: model, size: Int(status.st_size)), path: modelPath, vocabularySize: tokenizer.count,
+            vocabularyName: (vocabularyPath as NSString).lastPathComponent, precision: precision)
         let dimensions = loaded.dimensions
         let heads = configuration.alignmentHeads.map { AlignmentHead(layer: $0[0], head: $0[1]) }
         let valid = 0..<tokenizer.count
@@ -125,29 +132,41 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
     static func loadTensors(
         _ bytes: UnsafeRawBufferPointer, path: String, vocabularySize: Int, vocabularyName: String = "vocabulary.txt",
         precision: WeightPrecision = .stored
-    ) throws
-        -> (dimensions: WhisperDimensions, tensors: WhisperTensors)
-    {
+    ) throws -> (dimensions: WhisperDimensions, tensors: WhisperTensors) {
+        try loadTensors(
+            .memory(bytes), path: path, vocabularySize: vocabularySize, vocabularyName: vocabularyName,
+            precision: precision)
+    }
+
+    static func loadTensors(
+        _ source: ModelFileBytes, path: String, vocabularySize: Int, vocabularyName: String = "vocabulary.txt",
+        precision: WeightPrecision = .stored
+    ) throws -> (dimensions: WhisperDimensions, tensors: WhisperTensors) {
         func failure(_ expected: String) -> EarshotError {
             EarshotError(.modelUnavailable, "\(path): \(expected)")
         }
-        let file: CTranslate2ModelFile
-        do { file = try CTranslate2ModelFile(bytes: bytes) } catch {
-            throw failure(
-                "expected a CTranslate2 model file; \(error.reason) at byte \(error.offset) of \(bytes.count) "
-                    + "(truncated or corrupted?)")
+        /// The reader's refusal as the model's error, whether the header or a value could not be read.
+        func read<T>(_ body: () throws(CTranslate2ModelFile.Malformed) -> T) throws -> T {
+            do { return try body() } catch {
+                throw failure(
+                    "expected a CTranslate2 model file; \(error.reason) at byte \(error.offset) of \(source.count) "
+                        + "(truncated or corrupted?)")
+            }
         }
+        let file = try read { () throws(CTranslate2ModelFile.Malformed) in try CTranslate2ModelFile(source: source) }
         guard file.specName == "WhisperSpec" else {
             throw failure("expected a Whisper model (spec WhisperSpec); this one is a \(file.specName)")
         }
-        let dimensions = try dimensionsOf(file, failure: failure)
+        let dimensions = try dimensionsOf(file, failure: failure, read: read)
         guard dimensions.vocabularySize == vocabularySize else {
             throw failure(
                 "the token embedding has \(dimensions.vocabularySize) rows but \(vocabularyName) lists \(vocabularySize) tokens"
             )
         }
         for flag in WhisperDimensions.expectedFlags {
-            guard let variable = file.byName[flag.name], let value = file.integer(variable) else {
+            guard let variable = file.byName[flag.name],
+                let value = try read({ () throws(CTranslate2ModelFile.Malformed) in try file.integer(variable) })
+            else {
                 throw failure("expected the scalar \(flag.name); not found")
             }
             guard value == flag.value else {
@@ -156,7 +175,9 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         }
         for flag in WhisperDimensions.optionalFlags {
             guard let variable = file.byName[flag.name] else { continue }
-            guard let value = file.integer(variable), value == flag.value else {
+            guard let value = try read({ () throws(CTranslate2ModelFile.Malformed) in try file.integer(variable) }),
+                value == flag.value
+            else {
                 throw failure("\(flag.name) is not \(flag.value); this inference implements \(flag.meaning) only")
             }
         }
@@ -191,14 +212,16 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
                 guard let scaleVariable = file.byName[name + "_scale"], scaleVariable.shape == [shape[0]],
                     [.float32, .float16, .bfloat16].contains(scaleVariable.type)
                 else { throw failure("expected \(name)_scale [\(shape[0])] beside the int8 tensor \(name)") }
-                scales = file.floats(scaleVariable)
+                scales = try read { () throws(CTranslate2ModelFile.Malformed) in try file.floats(scaleVariable) }
             default:
                 throw failure("expected \(name) as float32, float16, bfloat16 or int8; found \(variable.type)")
             }
-            let finite: Bool
-            switch tensors.places[name]! {
-            case .half(let offset): finite = file.copyHalves(variable, into: tensors.halves + offset)
-            case .float(let offset): finite = file.widen(variable, into: tensors.floats + offset, rowScales: scales)
+            let place = tensors.places[name]!
+            let finite = try read { () throws(CTranslate2ModelFile.Malformed) in
+                switch place {
+                case .half(let offset): try file.copyHalves(variable, into: tensors.halves + offset)
+                case .float(let offset): try file.widen(variable, into: tensors.floats + offset, rowScales: scales)
+                }
             }
             guard finite else {
                 throw failure("expected finite values in \(name); it holds NaN or infinity (corrupted?)")
@@ -207,9 +230,10 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         return (dimensions, tensors)
     }
 
-    private static func dimensionsOf(_ file: CTranslate2ModelFile, failure: (String) -> EarshotError) throws
-        -> WhisperDimensions
-    {
+    private static func dimensionsOf(
+        _ file: CTranslate2ModelFile, failure: (String) -> EarshotError,
+        read: (() throws(CTranslate2ModelFile.Malformed) -> Int?) throws -> Int?
+    ) throws -> WhisperDimensions {
         func shape(_ name: String, rank: Int) throws -> [Int] {
             guard let variable = file.byName[name] else { throw failure("expected the tensor \(name); not found") }
             guard variable.shape.count == rank, variable.shape.allSatisfy({ $0 > 0 }) else {
@@ -218,7 +242,10 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
             return variable.shape
         }
         func scalar(_ name: String) throws -> Int {
-            guard let variable = file.byName[name], let value = file.integer(variable), value > 0 else {
+            guard let variable = file.byName[name],
+                let value = try read({ () throws(CTranslate2ModelFile.Malformed) in try file.integer(variable) }),
+                value > 0
+            else {
                 throw failure("expected the positive integer scalar \(name); not found")
             }
             return value

@@ -13,8 +13,10 @@ final class WhisperTensors {
     let floats: UnsafeMutablePointer<Float>
     let halves: UnsafeMutablePointer<UInt16>
     let places: [String: Place]
+    /// How many values each allocation holds.
+    let floatCount: Int, halfCount: Int
     /// Bytes of the two allocations: what the weights occupy in memory.
-    let byteCount: Int
+    var byteCount: Int { 4 * floatCount + 2 * halfCount }
 
     /// Whether a tensor is one of the weight matrices the kernels can read as halves.
     static func isMatrix(_ name: String) -> Bool { name.hasSuffix("/weight") }
@@ -35,9 +37,9 @@ final class WhisperTensors {
             }
         }
         self.places = places
+        (self.floatCount, self.halfCount) = (floatCount, halfCount)
         floats = .allocate(capacity: max(floatCount, 1))
         halves = .allocate(capacity: max(halfCount, 1))
-        byteCount = 4 * floatCount + 2 * halfCount
     }
 
     deinit {
