@@ -353,7 +353,7 @@ let package = Package(
         .testTarget(
             name: "EarshotCommandTests",
             dependencies: [
-                "earshot", "EarshotCore", "EarshotVAD", "EarshotTestTraits",
+                "earshot", "EarshotCore", "EarshotVAD", "EarshotWhisper", "EarshotTestTraits",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6),

@@ -11,14 +11,18 @@ public import EarshotWhisper
 public enum RecognizerSelection {
     /// The model the options name: `requested` (nil for the default rule), the Whisper folder from
     /// `whisperModel` (the `--whisper-model` flag), `EARSHOT_WHISPER_MODEL` in `environment` or the
-    /// search of `places` (``ModelSearch``), decoded with `whisperOptions`; PocketSphinx with `pocketSphinx`.
+    /// search of `places` (``ModelSearch``), decoded with `whisperOptions`, its weights held at
+    /// `weights` (else as `EARSHOT_WHISPER_WEIGHTS` in `environment` says, else as stored); PocketSphinx
+    /// with `pocketSphinx`.
     public static func resolve(
-        _ requested: RecognizerKind?, whisperModel: String? = nil, environment: [String: String],
-        places: [ModelSearch.Place] = ModelSearch.places(), whisperOptions: WhisperOptions = WhisperOptions(),
-        pocketSphinx: PocketSphinxConfiguration = .default, note: (String) -> Void
+        _ requested: RecognizerKind?, whisperModel: String? = nil, weights: WhisperModel.WeightPrecision? = nil,
+        environment: [String: String], places: [ModelSearch.Place] = ModelSearch.places(),
+        whisperOptions: WhisperOptions = WhisperOptions(), pocketSphinx: PocketSphinxConfiguration = .default,
+        note: (String) -> Void
     ) throws -> EmbeddedRecognizerModel {
+        let precision = try WhisperModel.WeightPrecision.resolve(weights, environment: environment)
         let model = try choose(
-            requested, whisperModel: whisperModel, environment: environment, places: places,
+            requested, whisperModel: whisperModel, precision: precision, environment: environment, places: places,
             whisperOptions: whisperOptions, pocketSphinx: pocketSphinx, note: note)
         // A language the model does not speak stops the command (exit status 1) before any audio is read,
         // whichever recognizer the rule chose: never a silent English decode.
@@ -28,7 +32,8 @@ public enum RecognizerSelection {
     }
 
     private static func choose(
-        _ requested: RecognizerKind?, whisperModel: String?, environment: [String: String],
+        _ requested: RecognizerKind?, whisperModel: String?, precision: WhisperModel.WeightPrecision,
+        environment: [String: String],
         places: [ModelSearch.Place], whisperOptions: WhisperOptions, pocketSphinx: PocketSphinxConfiguration,
         note: (String) -> Void
     ) throws -> EmbeddedRecognizerModel {
@@ -61,7 +66,7 @@ public enum RecognizerSelection {
         }
         let model: WhisperModel
         do {
-            model = try WhisperModel(directory: directory)
+            model = try WhisperModel(directory: directory, precision: precision)
         } catch let error as EarshotError {
             if let namedBy {
                 throw EarshotError(.modelUnavailable, "\(namedBy): not a Whisper model: \(error.message)")

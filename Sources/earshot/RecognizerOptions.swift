@@ -2,11 +2,12 @@ public import ArgumentParser
 import EarshotCore
 import EarshotModels
 public import EarshotRecognizer
-import EarshotWhisper
+public import EarshotWhisper
 import Foundation
 
 extension RecognizerKind: ExpressibleByArgument {}
 extension WhisperTask: ExpressibleByArgument {}
+extension WhisperModel.WeightPrecision: ExpressibleByArgument {}
 
 /// The embedded recognizer and its settings, for every command that runs one (`transcribe`, `serve`,
 /// `bench --embedded`): `--recognizer`, Whisper's model, beam, language and prompt, PocketSphinx's
@@ -28,6 +29,15 @@ struct RecognizerOptions: ParsableArguments {
                 + "$\(WhisperModel.environmentVariable), then \(WhisperModel.folderName)/ in the model folders.",
             valueName: "name|dir"))
     var whisperModel: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Whisper's weights in memory: stored (as the file holds them; float16 matrices stay float16, "
+                + "widened as the kernels read them) or float32 (widened on load: twice a float16 model's memory, "
+                + "the same words, to compare with). Default: $\(WhisperModel.WeightPrecision.environmentVariable), "
+                + "else stored.",
+            valueName: "stored|float32"))
+    var whisperWeights: WhisperModel.WeightPrecision?
 
     @Option(
         help: ArgumentHelp(
@@ -109,7 +119,8 @@ struct RecognizerOptions: ParsableArguments {
 
     func validate() throws {
         let whisperOnly = [
-            ("--whisper-model", whisperModel != nil), ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
+            ("--whisper-model", whisperModel != nil), ("--whisper-weights", whisperWeights != nil),
+            ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
             ("--vocabulary-bonus", vocabularyBonus != nil), ("--encoder-window", encoderWindow != nil),
             ("--live-encoder-window", liveEncoderWindow != nil),
             ("--partial-encoder-window", partialEncoderWindow != nil), ("--skip-tail", skipTail != nil),
@@ -164,6 +175,7 @@ struct RecognizerOptions: ParsableArguments {
     func refuse(_ why: String) throws {
         let given = [
             ("--recognizer", recognizer != nil), ("--whisper-model", whisperModel != nil),
+            ("--whisper-weights", whisperWeights != nil),
             ("--beam-size", beamSize != nil), ("--prompt", prompt != nil),
             ("--model-dir", modelDir != nil), ("--decoder", decoderOptions.decoder != nil),
             ("--language-model", !languageModel.isEmpty), ("--language-model-weight", languageModelWeight != nil),
@@ -201,7 +213,8 @@ struct RecognizerOptions: ParsableArguments {
     /// default rule would pick.
     func resolve(language: String? = nil, task: WhisperTask = .transcribe) throws -> EmbeddedRecognizerModel {
         let model = try RecognizerSelection.resolve(
-            requested, whisperModel: whisperModel, environment: ProcessInfo.processInfo.environment,
+            requested, whisperModel: whisperModel, weights: whisperWeights,
+            environment: ProcessInfo.processInfo.environment,
             whisperOptions: whisperOptions(language: language, task: task), pocketSphinx: pocketSphinx
         ) { line in
             Messages.write(line, level: "note")

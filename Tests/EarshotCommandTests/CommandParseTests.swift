@@ -2,6 +2,7 @@ import ArgumentParser
 import EarshotCore
 import EarshotTestTraits
 import EarshotVAD
+import EarshotWhisper
 import Testing
 
 @testable import earshot
@@ -64,6 +65,9 @@ import Testing
         let transcribe = try #require(
             try Earshot.parseAsRoot(["transcribe", "--jobs", "2", "-o", "out.txt", "a.wav", "b.wav"]) as? Transcribe)
         #expect(transcribe.files == ["a.wav", "b.wav"] && transcribe.output == "out.txt")
+        let widened = try #require(
+            try Earshot.parseAsRoot(["serve", "--whisper-weights", "float32"]) as? Serve)
+        #expect(widened.recognizerOptions.whisperWeights == .float32)
         let endpoint = try #require(
             try Earshot.parseAsRoot(["endpoint", "--ending-silence", "0.5", "--maxInitialSilence", "inf", "a.wav"])
                 as? Endpoint)
@@ -87,6 +91,8 @@ import Testing
         (["serve", "--partial-encoder-window", "half"], "--partial-encoder-window half"),
         (["serve", "--partial-encoder-window", "fitted:0"], "--partial-encoder-window fitted:0"),
         (["listen", "--file", "a.wav", "--live-encoder-window", "fitted:512:2000"], "--live-encoder-window"),
+        (["transcribe", "--whisper-weights", "float16", "a.wav"], "--whisper-weights"),
+        (["transcribe", "--recognizer", "pocketsphinx", "--whisper-weights", "float32", "a.wav"], "--whisper-weights"),
     ])
     func aBadCommandLineIsAUsageErrorNamingTheOption(arguments: [String], named: String) throws {
         do {

@@ -68,6 +68,20 @@ import Testing
         #expect(memcmp(whole.halves, piecewise.halves, 2 * whole.halfCount) == 0)
     }
 
+    /// The flag's precision, else the variable's, else as stored; a variable naming neither is refused.
+    @Test func theWeightPrecisionIsTheFlagsThenTheVariablesThenStored() throws {
+        typealias Precision = WhisperModel.WeightPrecision
+        let variable = Precision.environmentVariable
+        #expect(try Precision.resolve(nil, environment: [:]) == .stored)
+        #expect(try Precision.resolve(nil, environment: [variable: "float32"]) == .float32)
+        #expect(try Precision.resolve(.stored, environment: [variable: "float32"]) == .stored)
+        let refusal = #expect(throws: EarshotError.self) {
+            try Precision.resolve(nil, environment: [variable: "float16"])
+        }
+        #expect(refusal?.message == "EARSHOT_WHISPER_WEIGHTS=float16: expected stored or float32")
+        #expect(refusal?.code == .invalidParameter)
+    }
+
     @Test func aModelBinThatIsNotAFileIsRefused() throws {
         let directory = try brokenCopy { $0 }
         defer { directory.remove() }

@@ -41,20 +41,31 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
     }
 
     /// How the weight matrices are held in memory.
-    public enum WeightPrecision: String, Sendable {
+    public enum WeightPrecision: String, Sendable, CaseIterable {
         /// As the file stores them: float16 matrices stay halves, widened inside the kernels.
         case stored
         /// Every value widened to `Float` on load (twice the memory of a float16 file), to compare with.
         case float32
 
-        /// `stored`, unless `EARSHOT_WHISPER_WEIGHTS=float32` asks for the widened weights (to compare
-        /// the two on one machine, as `EARSHOT_WHISPER_KERNELS` does for the kernels).
-        public static let `default`: WeightPrecision =
-            getenv("EARSHOT_WHISPER_WEIGHTS").flatMap { WeightPrecision(rawValue: String(cString: $0)) } ?? .stored
+        /// The variable a command reads when no `--whisper-weights` is given (`stored` or `float32`), so
+        /// scripts that start the service or a command can compare the two on one machine.
+        public static let environmentVariable = "EARSHOT_WHISPER_WEIGHTS"
+
+        /// The precision `given`, else the one `environment` names, else ``stored``; a value that is
+        /// neither is refused naming where it came from.
+        public static func resolve(_ given: WeightPrecision?, environment: [String: String]) throws -> WeightPrecision {
+            if let given { return given }
+            guard let text = environment[environmentVariable], !text.isEmpty else { return .stored }
+            guard let precision = WeightPrecision(rawValue: text) else {
+                throw EarshotError(
+                    .invalidParameter, "\(environmentVariable)=\(text): expected stored or float32")
+            }
+            return precision
+        }
     }
 
     /// Reads and checks the model in `directory`, its weights held at `precision`.
-    public init(directory: String, precision: WeightPrecision = .default) throws {
+    public init(directory: String, precision: WeightPrecision = .stored) throws {
         self.directory = directory
         let folder = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         let modelPath = folder + "/model.bin"
