@@ -22,29 +22,44 @@ public struct OptionDump: Sendable {
     /// Runs the `earshot` beside the test bundle and reads every command's options.
     public init() throws {
         let result = try ExternalTool.run([ExternalTool.earshotPath, "--experimental-dump-help"])
-        guard let root = try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any],
-            let command = root["command"] as? [String: Any]
-        else { throw CocoaError(.propertyListReadCorrupt) }
+        let root = try JSONDecoder().decode(ToolInfo.self, from: result.standardOutput)
         var options: [Option] = []
-        func walk(_ command: [String: Any], path: [String]) {
-            for argument in command["arguments"] as? [[String: Any]] ?? [] {
-                guard let name = (argument["preferredName"] as? [String: Any])?["name"] as? String else { continue }
-                let help = [argument["abstract"], argument["discussion"]].compactMap { $0 as? String }
-                    .joined(separator: " ")
-                let names = argument["names"] as? [[String: Any]] ?? []
-                let long = names.filter { $0["kind"] as? String == "long" }.compactMap { $0["name"] as? String }
+        func walk(_ command: ToolInfo.CommandInfo, path: [String]) {
+            for argument in command.arguments ?? [] {
+                guard let name = argument.preferredName?.name else { continue }
+                let long = (argument.names ?? []).filter { $0.kind == "long" }.map(\.name)
                 options.append(
                     Option(
                         command: path.joined(separator: " "), name: name, longNames: long,
-                        isRepeating: argument["isRepeating"] as? Bool ?? false,
-                        defaultValue: argument["defaultValue"] as? String, help: help))
+                        isRepeating: argument.isRepeating ?? false, defaultValue: argument.defaultValue,
+                        help: [argument.abstract, argument.discussion].compactMap { $0 }.joined(separator: " ")))
             }
-            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
-                walk(sub, path: path + [sub["commandName"] as? String ?? "?"])
-            }
+            for sub in command.subcommands ?? [] { walk(sub, path: path + [sub.commandName]) }
         }
-        walk(command, path: [])
+        walk(root.command, path: [])
         self.options = options
+    }
+
+    /// The part of swift-argument-parser's tool description (ToolInfoV0) read here.
+    private struct ToolInfo: Decodable {
+        struct Name: Decodable {
+            let kind: String
+            let name: String
+        }
+        struct Argument: Decodable {
+            let preferredName: Name?
+            let names: [Name]?
+            let isRepeating: Bool?
+            let defaultValue: String?
+            let abstract: String?
+            let discussion: String?
+        }
+        struct CommandInfo: Decodable {
+            let commandName: String
+            let subcommands: [CommandInfo]?
+            let arguments: [Argument]?
+        }
+        let command: CommandInfo
     }
 
     public func option(_ command: String, _ name: String) -> Option? {
