@@ -11,21 +11,23 @@ public enum ManifestWriter {
     /// The version of the line layout; readers reject lines of a version they do not know.
     public static let schemaVersion = 1
 
-    /// One manifest line for `entry`, without the newline.
-    public static func line(for entry: CorpusEntry) -> String {
-        // Every field is a string or a finite number (a corpus's times are checked when read or built).
-        (try? OrderedJSONEncoder().string(Line(entry: entry))) ?? ""
+    /// One manifest line for `entry`, without the newline; a time that is not a finite number is
+    /// refused naming the entry, never written as a broken line.
+    public static func line(for entry: CorpusEntry) throws -> String {
+        do { return try OrderedJSONEncoder().string(Line(entry: entry)) } catch {
+            throw EarshotError(.invalidInput, "\(entry.path): a manifest holds finite times in seconds (\(error))")
+        }
     }
 
     /// The whole manifest: one line per entry, each ending in a newline.
-    public static func text(for entries: [CorpusEntry]) -> String {
-        entries.map { line(for: $0) + "\n" }.joined()
+    public static func text(for entries: [CorpusEntry]) throws -> String {
+        try entries.map { try line(for: $0) + "\n" }.joined()
     }
 
     /// Writes the manifest to `path` atomically (it appears only when complete), or to standard
     /// output when `path` is `-`.
     public static func write(_ entries: [CorpusEntry], to path: String) throws {
-        let bytes = Array(text(for: entries).utf8)
+        let bytes = Array(try text(for: entries).utf8)
         if path == InputPath.standardStream {
             FileHandle.standardOutput.write(Data(bytes))
             return

@@ -132,7 +132,7 @@ struct CorpusCommand: ParsableCommand {
             }
             let target = manifest ?? directory + "/" + Corpus.manifestName
             // Check before writing, so an invalid label never produces a manifest.
-            let text = ManifestWriter.text(for: entries)
+            let text = try ManifestWriter.text(for: entries)
             _ = try ManifestReader.entries(from: text, name: target)
             try ManifestWriter.write(entries, to: target)
         }

@@ -64,7 +64,7 @@ import Testing
         let second = try await CorpusBuilder.utterances(.long, options: options)
         #expect(first.map(\.entry) == second.map(\.entry))
         #expect(first.map(\.samples) == second.map(\.samples))
-        #expect(ManifestWriter.text(for: first.map(\.entry)) == ManifestWriter.text(for: second.map(\.entry)))
+        #expect(try ManifestWriter.text(for: first.map(\.entry)) == ManifestWriter.text(for: second.map(\.entry)))
         let other = try await CorpusBuilder.utterances(
             .long, options: RecipeOptions(seed: 10, limit: 1, minimumRecordingDuration: 40))
         #expect(other[0].entry != first[0].entry)

@@ -13,9 +13,9 @@ import Testing
         transcript: "go \"forward\"", words: [TimedWord(word: "go", start: 0.5, end: 0.71)],
         tags: ["voice": "en-us+m3", "licence": "GPL-3.0-or-later", "snr_db": "10"])
 
-    @Test func lineHasFixedKeyOrderAndShortNumbers() {
+    @Test func lineHasFixedKeyOrderAndShortNumbers() throws {
         #expect(
-            ManifestWriter.line(for: Self.entry)
+            try ManifestWriter.line(for: Self.entry)
                 == #"{"schema_version":1,"path":"voices/m3-001.wav","duration_s":7.25,"#
                 + #""speech":[{"start_s":0.5,"end_s":2.125},{"start_s":2.875,"end_s":5}],"#
                 + #""transcript":"go \"forward\"","words":[{"word":"go","start_s":0.5,"end_s":0.71}],"#
@@ -31,10 +31,17 @@ import Testing
     }
 
     @Test func roundTripsThroughTheReader() throws {
-        let text = ManifestWriter.text(for: [Self.entry, CorpusEntry(path: "b.wav", duration: 1, speech: [])])
+        let text = try ManifestWriter.text(for: [Self.entry, CorpusEntry(path: "b.wav", duration: 1, speech: [])])
         let entries = try ManifestReader.entries(from: text, name: "m")
         #expect(entries == [Self.entry, CorpusEntry(path: "b.wav", duration: 1, speech: [])])
-        #expect(ManifestWriter.text(for: entries) == text)
+        #expect(try ManifestWriter.text(for: entries) == text)
+    }
+
+    @Test func aTimeThatIsNotANumberIsRefusedNamingTheEntry() {
+        let refusal = #expect(throws: EarshotError.self) {
+            try ManifestWriter.line(for: CorpusEntry(path: "x.wav", duration: .nan, speech: []))
+        }
+        #expect(refusal?.message.hasPrefix("x.wav: a manifest holds finite times") == true)
     }
 
     @Test func escapesControlCharacters() {
@@ -47,6 +54,6 @@ import Testing
         try ManifestWriter.write([Self.entry], to: directory.file("manifest.jsonl"))
         #expect(directory.contents() == ["manifest.jsonl"])
         let text = try String(contentsOfFile: directory.file("manifest.jsonl"), encoding: .utf8)
-        #expect(text == ManifestWriter.line(for: Self.entry) + "\n")
+        #expect(try text == ManifestWriter.line(for: Self.entry) + "\n")
     }
 }

@@ -165,19 +165,20 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
             }
         }
         let file = try read { () throws(CTranslate2ModelFile.Malformed) in try CTranslate2ModelFile(source: source) }
+        func integer(_ variable: CTranslate2ModelFile.Variable) throws -> Int? {
+            try read { () throws(CTranslate2ModelFile.Malformed) in try file.integer(variable) }
+        }
         guard file.specName == "WhisperSpec" else {
             throw failure("expected a Whisper model (spec WhisperSpec); this one is a \(file.specName)")
         }
-        let dimensions = try dimensionsOf(file, failure: failure, read: read)
+        let dimensions = try dimensionsOf(file, failure: failure, integer: integer)
         guard dimensions.vocabularySize == vocabularySize else {
             throw failure(
                 "the token embedding has \(dimensions.vocabularySize) rows but \(vocabularyName) lists \(vocabularySize) tokens"
             )
         }
         for flag in WhisperDimensions.expectedFlags {
-            guard let variable = file.byName[flag.name],
-                let value = try read({ () throws(CTranslate2ModelFile.Malformed) in try file.integer(variable) })
-            else {
+            guard let variable = file.byName[flag.name], let value = try integer(variable) else {
                 throw failure("expected the scalar \(flag.name); not found")
             }
             guard value == flag.value else {
@@ -186,9 +187,7 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         }
         for flag in WhisperDimensions.optionalFlags {
             guard let variable = file.byName[flag.name] else { continue }
-            guard let value = try read({ () throws(CTranslate2ModelFile.Malformed) in try file.integer(variable) }),
-                value == flag.value
-            else {
+            guard let value = try integer(variable), value == flag.value else {
                 throw failure("\(flag.name) is not \(flag.value); this inference implements \(flag.meaning) only")
             }
         }
@@ -243,7 +242,7 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
 
     private static func dimensionsOf(
         _ file: CTranslate2ModelFile, failure: (String) -> EarshotError,
-        read: (() throws(CTranslate2ModelFile.Malformed) -> Int?) throws -> Int?
+        integer: (CTranslate2ModelFile.Variable) throws -> Int?
     ) throws -> WhisperDimensions {
         func shape(_ name: String, rank: Int) throws -> [Int] {
             guard let variable = file.byName[name] else { throw failure("expected the tensor \(name); not found") }
@@ -253,10 +252,7 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
             return variable.shape
         }
         func scalar(_ name: String) throws -> Int {
-            guard let variable = file.byName[name],
-                let value = try read({ () throws(CTranslate2ModelFile.Malformed) in try file.integer(variable) }),
-                value > 0
-            else {
+            guard let variable = file.byName[name], let value = try integer(variable), value > 0 else {
                 throw failure("expected the positive integer scalar \(name); not found")
             }
             return value
