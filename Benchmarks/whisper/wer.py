@@ -14,6 +14,11 @@ spelled out — the parts of Whisper's English normalizer that the transcripts h
 
     .earshot/venv/bin/python Benchmarks/whisper/wer.py --earshot .build/release/earshot \\
         --real corpora/build/real [--long corpora/build/long]
+
+Weights held at another precision (issue 49: int8 against float16 and float32, Earshot beside CTranslate2):
+
+    .earshot/venv/bin/python Benchmarks/whisper/wer.py --real corpora/build/real --long corpora/build/long \\
+        [--model whisper-base] --weights stored,float32,int8 --compute-types float32,int8 --no-pocketsphinx
 """
 import argparse, json, os, re, subprocess, sys, wave
 
@@ -95,16 +100,26 @@ def main():
     parser.add_argument("--earshot", default=".build/release/earshot")
     parser.add_argument("--real", help="the real corpus folder")
     parser.add_argument("--long", help="the long corpus folder")
+    parser.add_argument("--model", default="whisper-tiny.en",
+                        help="a model of .earshot/models/ (both sides read the same files)")
+    parser.add_argument("--weights", default="stored",
+                        help="Earshot's --whisper-weights, comma-separated: a row each")
+    parser.add_argument("--compute-types", default="float32",
+                        help="faster-whisper's compute_type, comma-separated: a row each")
+    parser.add_argument("--no-pocketsphinx", action="store_true")
     args = parser.parse_args()
     from faster_whisper import WhisperModel
     import numpy as np
-    model = WhisperModel(MODEL_DIR, device="cpu", compute_type="float32", cpu_threads=2)
+    model_dir = os.path.join(os.path.dirname(MODEL_DIR), args.model)
+    name = args.model.removeprefix("whisper-")
+    models = {c: WhisperModel(model_dir, device="cpu", compute_type=c, cpu_threads=2)
+              for c in args.compute_types.split(",")}
 
-    def faster_whisper(path):
+    def faster_whisper(compute_type, path):
         w = wave.open(path)
         assert w.getframerate() == 16000 and w.getnchannels() == 1
         audio = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768.0
-        segments, _ = model.transcribe(audio, beam_size=5, language="en")
+        segments, _ = models[compute_type].transcribe(audio, beam_size=5, language="en")
         return " ".join(s.text for s in segments)
 
     sets = [("LibriVox clips", librivox())]
@@ -115,10 +130,18 @@ def main():
     for title, clips in sets:
         print(f"\n{title}: {len(clips)} recordings\n")
         print("| recognizer | errors / words | WER |\n|---|---|---|")
-        score("earshot, Whisper tiny.en (default, beam 5)", clips, lambda p: earshot(args.earshot, p, []))
-        score("earshot, PocketSphinx (balanced)", clips,
-              lambda p: earshot(args.earshot, p, ["--recognizer", "pocketsphinx"]))
-        score("faster-whisper 1.2.1, tiny.en, beam 5", clips, faster_whisper)
+        for weights in args.weights.split(","):
+            label = "" if weights == "stored" else f", {weights} weights"
+            score(f"earshot, Whisper {name} (beam 5{label})", clips,
+                  lambda p: earshot(args.earshot, p, ["--whisper-model", model_dir, "--whisper-weights", weights,
+                                                      "--language", "en"]))
+        if not args.no_pocketsphinx:
+            score("earshot, PocketSphinx (balanced)", clips,
+                  lambda p: earshot(args.earshot, p, ["--recognizer", "pocketsphinx"]))
+        for compute_type in models:
+            label = "" if compute_type == "float32" else f", {compute_type}"
+            score(f"faster-whisper 1.2.1, {name}, beam 5{label}", clips,
+                  lambda p: faster_whisper(compute_type, p))
 
 
 if __name__ == "__main__":

@@ -33,10 +33,12 @@ struct RecognizerOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Whisper's weights in memory: stored (as the file holds them; float16 matrices stay float16, "
-                + "widened as the kernels read them) or float32 (widened on load: twice a float16 model's memory, "
-                + "the same words, to compare with). Default: $\(WhisperModel.WeightPrecision.environmentVariable), "
+                + "widened as the kernels read them; an int8 file's stay int8), float32 (widened on load: twice a "
+                + "float16 model's memory, the same words, to compare with) or int8 (quantized on load, one scale "
+                + "per row, and the decoder's products in integers, as faster-whisper's compute_type int8: half a "
+                + "float16 model's memory). Default: $\(WhisperModel.WeightPrecision.environmentVariable), "
                 + "else stored.",
-            valueName: "stored|float32"))
+            valueName: "stored|float32|int8"))
     var whisperWeights: WhisperModel.WeightPrecision?
 
     @Option(

@@ -78,7 +78,7 @@ import Testing
         let refusal = #expect(throws: EarshotError.self) {
             try Precision.resolve(nil, environment: [variable: "float16"])
         }
-        #expect(refusal?.message == "EARSHOT_WHISPER_WEIGHTS=float16: expected stored or float32")
+        #expect(refusal?.message == "EARSHOT_WHISPER_WEIGHTS=float16: expected stored, float32 or int8")
         #expect(refusal?.code == .invalidParameter)
     }
 

@@ -54,4 +54,11 @@ void earshot_whisper_softmax_avx2(float *x, ptrdiff_t rows, ptrdiff_t width, ptr
 
 void earshot_whisper_gelu_avx2(float *x, ptrdiff_t count);
 
+/// The AVX2 twin of WhisperKernels.multiplyFewInt8RowsPortably: c[r][j] = (Σ_k a[r][k] · w[j][k]) ·
+/// (aSteps[r] · wSteps[j]) for r < rows ≤ 8 and j < columns, a and w int8 (rows of depth, a multiple of
+/// 32; values within −127…127), the sums in 32-bit integers, exact. The same bits as the Swift loop.
+void earshot_whisper_few_int8_rows_avx2(
+    const int8_t *a, ptrdiff_t rows, const float *aSteps, const int8_t *w, const float *wSteps, ptrdiff_t columns,
+    ptrdiff_t depth, float *c, ptrdiff_t cStride);
+
 #endif

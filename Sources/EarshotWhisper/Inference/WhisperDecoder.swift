@@ -115,6 +115,8 @@ public final class WhisperDecoder {
             switch weights.tokenEmbedding {
             case .float(let embedding): target.update(from: embedding + token * w, count: w)
             case .half(let embedding): WhisperKernels.widenHalves(embedding + token * w, count: w, into: target)
+            case .int8(let embedding, let steps):
+                WhisperKernels.widenInt8(embedding + token * w, count: w, step: steps[token], into: target)
             }
             WhisperKernels.add(weights.decoderPositions + position * w, to: target, count: w)
         }

@@ -4,9 +4,10 @@ import CWhisperKernels
 /// The dense work of Whisper's encoder and decoder on contiguous row-major `Float` buffers: matrix
 /// products through OpenBLAS (Debian's `libopenblas-dev`), everything else in plain loops over
 /// pointers that the optimizer vectorizes (no branches, no calls into the C library per element).
-/// Weight matrices come as ``WhisperWeights/Matrix``: floats, or the file's float16 values, which the
-/// few-row products widen in registers and the matrix products widen them into a buffer first (the
-/// only allocation here).
+/// Weight matrices come as ``WhisperWeights/Matrix``: floats; the file's float16 values, which the
+/// few-row products widen in registers and the matrix products widen into a buffer first (the only
+/// allocation here); or int8, which the few-row products multiply in integers (`WhisperKernels+Int8`)
+/// and the matrix products widen as they do halves.
 enum WhisperKernels {
     /// OpenBLAS runs each call on one thread: Earshot parallelizes across utterances and requests
     /// instead, and the Silero detector of the same process does the same. Process-wide; set once.
@@ -57,42 +58,42 @@ enum WhisperKernels {
     }
 
     /// ``multiplyTransposed(_:aStride:_:bStride:into:cStride:rows:columns:depth:alpha:beta:)`` with a
-    /// weight matrix as `b` (rows of `depth` values): halves are widened into a buffer first, the whole
-    /// matrix when it holds at most ``widenedLimit`` values (every layer's weights, up to large-v3's),
-    /// so the product has the bits of the same product on the widened model, and in blocks of 4 MB of
-    /// rows otherwise (the token embedding, when word alignment takes the logits of every text
-    /// position: 80 MB widened for tiny.en).
+    /// weight matrix as `b` (rows of `depth` values): halves and int8 rows are widened into a buffer
+    /// first, the whole matrix when it holds at most ``widenedLimit`` values (every layer's weights, up
+    /// to large-v3's), so the product has the bits of the same product on the widened model, and in
+    /// blocks of 4 MB of rows otherwise (the token embedding, when word alignment takes the logits of
+    /// every text position: 80 MB widened for tiny.en).
     /// OpenBLAS sums a product in a different order when its size changes (its small-matrix kernels),
     /// so splitting a layer's weights would change the bits.
     static func multiplyTransposed(
         _ a: UnsafePointer<Float>, aStride: Int, by b: WhisperWeights.Matrix, into c: UnsafeMutablePointer<Float>,
         cStride: Int, rows: Int, columns: Int, depth: Int, alpha: Float = 1, beta: Float = 0
     ) {
-        switch b {
-        case .float(let b):
-            multiplyTransposed(
+        if case .float(let b) = b {
+            return multiplyTransposed(
                 a, aStride: aStride, b, bStride: depth, into: c, cStride: cStride, rows: rows, columns: columns,
                 depth: depth, alpha: alpha, beta: beta)
-        case .half(let b):
-            // Split, the blocks' bits are not the whole product's anyway: 4 MB of floats at a time then.
-            let values = columns * depth <= widenedLimit ? widenedLimit : 1 << 20
-            forEachWidenedBlock(of: b, columns: columns, depth: depth, values: values) { first, block, widened in
-                multiplyTransposed(
-                    a, aStride: aStride, widened, bStride: depth, into: c + first, cStride: cStride, rows: rows,
-                    columns: block, depth: depth, alpha: alpha, beta: beta)
-            }
+        }
+        // Split, the blocks' bits are not the whole product's anyway: 4 MB of floats at a time then.
+        let values = columns * depth <= widenedLimit ? widenedLimit : 1 << 20
+        forEachWidenedBlock(of: b, columns: columns, depth: depth, values: values) { first, block, widened in
+            multiplyTransposed(
+                a, aStride: aStride, widened, bStride: depth, into: c + first, cStride: cStride, rows: rows,
+                columns: block, depth: depth, alpha: alpha, beta: beta)
         }
     }
 
-    /// Values of a half matrix widened at once for a matrix product: 32 MB of floats.
+    /// Values of a half or int8 matrix widened at once for a matrix product: 32 MB of floats.
     static let widenedLimit = 1 << 23
 
-    /// Calls `body(first, count, widened)` for consecutive blocks of `columns` rows of `depth` halves,
-    /// as many rows as `values` allow (at least 16), each widened into one reused buffer.
+    /// Calls `body(first, count, widened)` for consecutive blocks of `columns` rows of `depth` values of
+    /// `matrix`, as many rows as `values` allow (at least 16), each widened into one reused buffer
+    /// (a float matrix is passed as it is, whole).
     static func forEachWidenedBlock(
-        of halves: UnsafePointer<UInt16>, columns: Int, depth: Int, values: Int,
+        of matrix: WhisperWeights.Matrix, columns: Int, depth: Int, values: Int,
         _ body: (Int, Int, UnsafePointer<Float>) -> Void
     ) {
+        if case .float(let floats) = matrix { return body(0, columns, floats) }
         let block = min(max(16, values / max(depth, 1)), columns)
         guard block > 0 else { return }
         let widened = UnsafeMutablePointer<Float>.allocate(capacity: block * depth)
@@ -100,7 +101,15 @@ enum WhisperKernels {
         var first = 0
         while first < columns {
             let count = min(block, columns - first)
-            widenHalves(halves + first * depth, count: count * depth, into: widened)
+            switch matrix {
+            case .float: break
+            case .half(let halves): widenHalves(halves + first * depth, count: count * depth, into: widened)
+            case .int8(let q, let steps):
+                for row in 0..<count {
+                    widenInt8(
+                        q + (first + row) * depth, count: depth, step: steps[first + row], into: widened + row * depth)
+                }
+            }
             body(first, count, widened)
             first += count
         }
@@ -165,8 +174,9 @@ enum WhisperKernels {
     /// `c[i][j] = Σₖ a[i][k] · w[j][k]` for 1 to 8 contiguous rows of `a` against a weight matrix (rows of
     /// `depth`): halves through the twins' in-register widening, or, in the portable loops, widened a
     /// block at a time; either way the bits of ``multiplyFewRows(_:rows:by:columns:depth:into:cStride:aStride:wStride:alpha:accumulate:)``
-    /// on the widened matrix.
-    /// (`twins: .portable` takes the portable path for halves on any CPU, for tests.)
+    /// on the widened matrix. An int8 matrix is multiplied in integers
+    /// (``multiplyFewRows(_:rows:byInt8:steps:columns:depth:into:cStride:twins:)``).
+    /// (`twins: .portable` takes the portable path on any CPU, for tests.)
     static func multiplyFewRows(
         _ a: UnsafePointer<Float>, rows: Int, by w: WhisperWeights.Matrix, columns: Int, depth: Int,
         into c: UnsafeMutablePointer<Float>, cStride: Int, twins: Twins = twins
@@ -176,13 +186,17 @@ enum WhisperKernels {
             multiplyFewRows(a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride)
         case .half(let w) where twins != .portable:
             multiplyFewHalfRows(a, rows: rows, by: w, columns: columns, depth: depth, into: c, cStride: cStride)
-        case .half(let w):
+        case .half:
             precondition(rows >= 1 && rows <= 8 && depth % 4 == 0)
             // The portable loops' sums do not depend on the blocks: 512 kB of floats at a time.
             forEachWidenedBlock(of: w, columns: columns, depth: depth, values: 1 << 17) { first, block, widened in
                 multiplyFewRowsPortably(
                     a, rows: rows, by: widened, columns: block, depth: depth, into: c + first, cStride: cStride)
             }
+        case .int8(let q, let steps):
+            multiplyFewRows(
+                a, rows: rows, byInt8: q, steps: steps, columns: columns, depth: depth, into: c, cStride: cStride,
+                twins: twins)
         }
     }
 
@@ -328,6 +342,13 @@ enum WhisperKernels {
         _ x: UnsafePointer<Float>, rows: Int, _ layer: WhisperWeights.Linear, into y: UnsafeMutablePointer<Float>
     ) {
         guard rows > 0 else { return }
+        if case .int8 = layer.weight, rows <= 8 {
+            multiplyFewRows(
+                x, rows: rows, by: layer.weight, columns: layer.outputs, depth: layer.inputs, into: y,
+                cStride: layer.outputs)
+            for row in 0..<rows { add(layer.bias, to: y + row * layer.outputs, count: layer.outputs) }
+            return
+        }
         if case .half(let w) = layer.weight, rows <= 8, layer.inputs % 8 == 0 {
             // The products' sums first, then the bias: the same bits as adding them onto the bias.
             if rows == 1 {

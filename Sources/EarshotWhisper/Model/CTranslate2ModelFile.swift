@@ -66,7 +66,7 @@ struct CTranslate2ModelFile {
     let variables: [Variable]
     /// The variables by name, aliases included (an alias maps to its target's variable).
     let byName: [String: Variable]
-    private let source: ModelFileBytes
+    let source: ModelFileBytes
 
     /// Reads the header and the variable table of `bytes`, which must outlive this value.
     init(bytes: UnsafeRawBufferPointer) throws(Malformed) { try self.init(source: .memory(bytes)) }

@@ -42,10 +42,15 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
 
     /// How the weight matrices are held in memory.
     public enum WeightPrecision: String, Sendable, CaseIterable {
-        /// As the file stores them: float16 matrices stay halves, widened inside the kernels.
+        /// As the file stores them: float16 matrices stay halves, widened inside the kernels; int8
+        /// matrices (CTranslate2's int8 files) stay int8, multiplied in integers.
         case stored
         /// Every value widened to `Float` on load (twice the memory of a float16 file), to compare with.
         case float32
+        /// Every two-dimensional weight matrix as int8 with one scale per row, quantized on load as
+        /// CTranslate2 quantizes (a float16 file's in half its memory), and the decoder's products in
+        /// integers, like faster-whisper's `compute_type="int8"`. The convolutions stay as stored.
+        case int8
 
         /// The variable a command reads when no `--whisper-weights` is given (`stored` or `float32`), so
         /// scripts that start the service or a command can compare the two on one machine.
@@ -58,7 +63,8 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
             guard let text = environment[environmentVariable], !text.isEmpty else { return .stored }
             guard let precision = WeightPrecision(rawValue: text) else {
                 throw EarshotError(
-                    .invalidParameter, "\(environmentVariable)=\(text): expected stored or float32")
+                    .invalidParameter,
+                    "\(environmentVariable)=\(text): expected stored, float32 or int8")
             }
             return precision
         }
@@ -201,10 +207,7 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         }
         let tensors = WhisperTensors(
             tensors: expected.map { name, shape in
-                (
-                    name, shape,
-                    precision == .stored && WhisperTensors.isMatrix(name) && file.byName[name]?.type == .float16
-                )
+                (name, shape, storage(name, shape: shape, type: file.byName[name]?.type, precision: precision))
             })
         for (name, shape) in expected {
             guard let variable = file.byName[name] else {
@@ -231,13 +234,37 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
                 switch place {
                 case .half(let offset): try file.copyHalves(variable, into: tensors.halves + offset)
                 case .float(let offset): try file.widen(variable, into: tensors.floats + offset, rowScales: scales)
+                case .int8(let values, let steps) where variable.type == .int8:
+                    // A value is q / scale: the steps are the scales' inverses, as widening computes them.
+                    try file.copyInt8(variable, into: tensors.bytes + values)
+                        && (scales ?? []).enumerated().allSatisfy { row, scale in
+                            tensors.floats[steps + row] = 1 / scale
+                            return scale.isFinite && scale > 0
+                        }
+                case .int8(let values, let steps):
+                    try file.quantize(variable, into: tensors.bytes + values, steps: tensors.floats + steps)
                 }
             }
             guard finite else {
-                throw failure("expected finite values in \(name); it holds NaN or infinity (corrupted?)")
+                throw failure(
+                    variable.type == .int8
+                        ? "expected int8 values within −127…127 and positive finite scales in \(name) and "
+                            + "\(name)_scale (corrupted?)"
+                        : "expected finite values in \(name); it holds NaN or infinity (corrupted?)")
             }
         }
         return (dimensions, tensors)
+    }
+
+    /// How a tensor is held at `precision`: only weight matrices leave `Float`, as halves when the file
+    /// stores float16 and `stored` is asked, as int8 when the file stores int8 (unless `float32`) or
+    /// `int8` is asked of a two-dimensional one.
+    static func storage(
+        _ name: String, shape: [Int], type: CTranslate2ModelFile.DataType?, precision: WeightPrecision
+    ) -> WhisperTensors.Storage {
+        guard WhisperTensors.isMatrix(name), let type, precision != .float32 else { return .float }
+        if type == .int8 || (precision == .int8 && shape.count == 2) { return .int8 }
+        return type == .float16 ? .half : .float
     }
 
     private static func dimensionsOf(

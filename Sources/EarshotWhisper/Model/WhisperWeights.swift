@@ -2,10 +2,13 @@
 /// ``WhisperModel`` owns and never writes after loading). The names follow CTranslate2's spec.
 struct WhisperWeights {
     /// A weight matrix, rows of contiguous values: IEEE halves when the file stores float16 (the
-    /// kernels widen them as they read), else `Float`s.
+    /// kernels widen them as they read), int8 with one step per row (a value is `q · steps[row]`:
+    /// CTranslate2's int8 files, or any model loaded with ``WhisperModel/WeightPrecision/int8``), else
+    /// `Float`s.
     enum Matrix {
         case float(UnsafePointer<Float>)
         case half(UnsafePointer<UInt16>)
+        case int8(UnsafePointer<Int8>, steps: UnsafePointer<Float>)
     }
 
     /// `y = W·x + b` for a `[outputs][inputs]` matrix `W`.
