@@ -93,7 +93,20 @@ enum WhisperKernels {
         of matrix: WhisperWeights.Matrix, columns: Int, depth: Int, values: Int,
         _ body: (Int, Int, UnsafePointer<Float>) -> Void
     ) {
-        if case .float(let floats) = matrix { return body(0, columns, floats) }
+        // Widens `count` rows from row `first` into a buffer.
+        let widen: (_ first: Int, _ count: Int, _ into: UnsafeMutablePointer<Float>) -> Void
+        switch matrix {
+        case .float(let floats): return body(0, columns, floats)
+        case .half(let halves):
+            widen = { first, count, output in widenHalves(halves + first * depth, count: count * depth, into: output) }
+        case .int8(let q, let steps):
+            widen = { first, count, output in
+                for row in 0..<count {
+                    widenInt8(
+                        q + (first + row) * depth, count: depth, step: steps[first + row], into: output + row * depth)
+                }
+            }
+        }
         let block = min(max(16, values / max(depth, 1)), columns)
         guard block > 0 else { return }
         let widened = UnsafeMutablePointer<Float>.allocate(capacity: block * depth)
@@ -101,15 +114,7 @@ enum WhisperKernels {
         var first = 0
         while first < columns {
             let count = min(block, columns - first)
-            switch matrix {
-            case .float: break
-            case .half(let halves): widenHalves(halves + first * depth, count: count * depth, into: widened)
-            case .int8(let q, let steps):
-                for row in 0..<count {
-                    widenInt8(
-                        q + (first + row) * depth, count: depth, step: steps[first + row], into: widened + row * depth)
-                }
-            }
+            widen(first, count, widened)
             body(first, count, widened)
             first += count
         }

@@ -52,8 +52,8 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
         /// integers, like faster-whisper's `compute_type="int8"`. The convolutions stay as stored.
         case int8
 
-        /// The variable a command reads when no `--whisper-weights` is given (`stored` or `float32`), so
-        /// scripts that start the service or a command can compare the two on one machine.
+        /// The variable a command reads when no `--whisper-weights` is given (`stored`, `float32` or
+        /// `int8`), so scripts that start the service or a command can compare them on one machine.
         public static let environmentVariable = "EARSHOT_WHISPER_WEIGHTS"
 
         /// The precision `given`, else the one `environment` names, else ``stored``; a value that is
