@@ -39,20 +39,15 @@ extension WhisperKernels {
         depth: Int, into c: UnsafeMutablePointer<Float>, cStride: Int, twins: Twins = twins
     ) {
         precondition(rows >= 1 && rows <= 8)
-        withUnsafeTemporaryAllocation(of: Int8.self, capacity: rows * depth) { buffer in
-            let quantized = buffer.baseAddress!
-            var rowSteps = (Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0))
-            withUnsafeMutableBytes(of: &rowSteps) { raw in
-                let aSteps = raw.baseAddress!.assumingMemoryBound(to: Float.self)
-                for row in 0..<rows {
-                    aSteps[row] = quantize(a + row * depth, count: depth, into: quantized + row * depth)
-                }
+        withUnsafeTemporaryAllocation(of: Int8.self, capacity: rows * depth) { quantized in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: rows) { aSteps in
+                let (q, s) = (quantized.baseAddress!, aSteps.baseAddress!)
+                for row in 0..<rows { s[row] = quantize(a + row * depth, count: depth, into: q + row * depth) }
                 if twins != .portable, depth % 32 == 0 {
-                    earshot_whisper_few_int8_rows_avx2(quantized, rows, aSteps, w, steps, columns, depth, c, cStride)
+                    earshot_whisper_few_int8_rows_avx2(q, rows, s, w, steps, columns, depth, c, cStride)
                 } else {
                     multiplyFewInt8RowsPortably(
-                        quantized, rows: rows, steps: aSteps, by: w, steps: steps, columns: columns, depth: depth,
-                        into: c,
+                        q, rows: rows, steps: s, by: w, steps: steps, columns: columns, depth: depth, into: c,
                         cStride: cStride)
                 }
             }

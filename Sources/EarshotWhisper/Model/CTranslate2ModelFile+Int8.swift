@@ -3,14 +3,23 @@
 /// (``WhisperKernels/quantize(_:count:into:)``), a block of rows at a time so loading never holds a
 /// matrix's floats whole.
 extension CTranslate2ModelFile {
-    /// Copies an int8 variable's values as stored; returns false if any is −128, outside the −127…127
-    /// CTranslate2 writes (and the products' sign trick needs).
-    func copyInt8(_ variable: Variable, into output: UnsafeMutablePointer<Int8>) throws(Malformed) -> Bool {
+    /// Copies an int8 variable's values as stored, and each row's step: a value is `q / scale`, so the
+    /// step is the scale's inverse, as widening computes it. Returns false if a value is −128 (outside
+    /// the −127…127 CTranslate2 writes, and the products' sign trick needs) or a scale is not a positive
+    /// finite number.
+    func copyInt8(
+        _ variable: Variable, scales: [Float], into output: UnsafeMutablePointer<Int8>,
+        steps: UnsafeMutablePointer<Float>
+    ) throws(Malformed) -> Bool {
         precondition(variable.type == .int8)
         try source.copy(from: variable.offset, count: variable.byteCount, into: output)
-        var inRange = true
-        for i in 0..<variable.count where output[i] == -128 { inRange = false }
-        return inRange
+        var valid = true
+        for i in 0..<variable.count where output[i] == -128 { valid = false }
+        for (row, scale) in scales.enumerated() {
+            steps[row] = 1 / scale
+            if !(scale.isFinite && scale > 0) { valid = false }
+        }
+        return valid
     }
 
     /// Quantizes a float32, float16 or bfloat16 matrix (rows of its shape's first dimension) into `output`,

@@ -235,12 +235,8 @@ public final class WhisperModel: @unchecked Sendable {  // immutable after init:
                 case .half(let offset): try file.copyHalves(variable, into: tensors.halves + offset)
                 case .float(let offset): try file.widen(variable, into: tensors.floats + offset, rowScales: scales)
                 case .int8(let values, let steps) where variable.type == .int8:
-                    // A value is q / scale: the steps are the scales' inverses, as widening computes them.
-                    try file.copyInt8(variable, into: tensors.bytes + values)
-                        && (scales ?? []).enumerated().allSatisfy { row, scale in
-                            tensors.floats[steps + row] = 1 / scale
-                            return scale.isFinite && scale > 0
-                        }
+                    try file.copyInt8(
+                        variable, scales: scales ?? [], into: tensors.bytes + values, steps: tensors.floats + steps)
                 case .int8(let values, let steps):
                     try file.quantize(variable, into: tensors.bytes + values, steps: tensors.floats + steps)
                 }
