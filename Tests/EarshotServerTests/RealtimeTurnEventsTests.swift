@@ -26,8 +26,18 @@ import Testing
             state.withLock { $0.open = true }
         }
 
-        /// Whether a decode is waiting here now.
-        var holding: Bool { state.withLock { $0.entered && !$0.open } }
+        /// Whether a decode has passed the gate.
+        var passed: Bool { state.withLock { $0.open } }
+
+        /// Whether a decode has reached the gate, waiting up to `seconds` for one to.
+        func reached(within seconds: Double) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(seconds)
+            while ContinuousClock.now < deadline {
+                if state.withLock({ $0.entered }) { return true }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return state.withLock { $0.entered }
+        }
 
         func open() { released.signal() }
     }
@@ -76,8 +86,10 @@ import Testing
                 "input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped",
                 "input_audio_buffer.committed",
             ], "\(types)")
-        // The turn's decode has begun and is still held: the two events did not wait for it.
-        #expect(gate.holding, "speech_stopped and committed came only after the final decode")
+        // No decode has passed the gate, which holds it until the test opens it: the two events did not
+        // wait for the words. (They may leave before the decode even starts, so wait for it to reach the gate.)
+        #expect(!gate.passed, "speech_stopped and committed came only after the final decode")
+        #expect(await gate.reached(within: 30), "the turn's final decode never began")
         gate.open()
         let rest = await client.events(through: "conversation.item.input_audio_transcription.completed")
         let completed = try #require(rest.last)
