@@ -11,14 +11,14 @@ import Synchronization
 /// It decodes a copy of the samples. ``cancel()`` makes the decode stop at its next cancellation check
 /// (between tokens and windows) and its result be dropped; ``wait(unless:)`` blocks until the thread
 /// has finished with the transcriber, which nothing else may use meanwhile.
-final class WhisperBackgroundDecode: @unchecked Sendable {
+final class WhisperBackgroundDecode<Output: Sendable>: @unchecked Sendable {
     /// How many samples of the utterance the decode covers.
     let sampleCount: Int
 
     private enum Outcome {
         case running
-        /// Segments, or nil for work that chose not to run (a partial decode with no core to spare).
-        case decoded([WhisperSegment]?)
+        /// The decode, or nil for work that chose not to run (a partial decode with no core to spare).
+        case decoded(Output?)
         case failed(any Error)
     }
 
@@ -34,7 +34,7 @@ final class WhisperBackgroundDecode: @unchecked Sendable {
     /// its checks; it may use a transcriber the caller then must not use until ``wait(unless:)`` returns.
     init(
         samples: [Float], name: String,
-        work: @escaping @Sendable (_ samples: [Float], _ isCancelled: @escaping () -> Bool) throws -> [WhisperSegment]?
+        work: @escaping @Sendable (_ samples: [Float], _ isCancelled: @escaping () -> Bool) throws -> Output?
     ) {
         sampleCount = samples.count
         let thread = Thread { [self] in
@@ -57,13 +57,18 @@ final class WhisperBackgroundDecode: @unchecked Sendable {
     }
 
     /// A result's decode of `samples` by `transcriber` (handed over until ``wait(unless:)`` returns), once
-    /// one of `slots` is free.
+    /// one of `slots` is free: after the windows `settled` holds, to the end of the audio or, with
+    /// `settlingOnly`, through the last window with audio after it.
     static func result(
-        samples: [Float], transcriber: WhisperTranscriber, options: WhisperOptions, slots: ComputeSlots
-    ) -> WhisperBackgroundDecode {
+        samples: [Float], after settled: WhisperWindowsSettled, settlingOnly: Bool = false,
+        transcriber: WhisperTranscriber, options: WhisperOptions, slots: ComputeSlots
+    ) -> WhisperBackgroundDecode where Output == WhisperWindowsSettled {
         nonisolated(unsafe) let transcriber = transcriber
-        return WhisperBackgroundDecode(samples: samples, name: "earshot-whisper-speculation") { samples, isCancelled in
-            try transcriber.transcribeAsResult(samples, options: options, slots: slots, isCancelled: isCancelled)
+        let name = settlingOnly ? "earshot-whisper-settling" : "earshot-whisper-speculation"
+        return WhisperBackgroundDecode(samples: samples, name: name) { samples, isCancelled in
+            try transcriber.transcribeAsResult(
+                samples, after: settled, settlingOnly: settlingOnly, options: options, slots: slots,
+                isCancelled: isCancelled)
         }
     }
 
@@ -94,7 +99,7 @@ final class WhisperBackgroundDecode: @unchecked Sendable {
         }
     }
 
-    /// Blocks until the decode has ended; its segments, or nil when it was cancelled, stopped, did not
+    /// Blocks until the decode has ended; its output, or nil when it was cancelled, stopped, did not
     /// run or failed for want of a core. Any other failure is thrown: a partial decode's error is its
     /// caller's (a speculation's caller ignores it and decodes the utterance itself).
     ///
@@ -102,7 +107,7 @@ final class WhisperBackgroundDecode: @unchecked Sendable {
     /// is cancelled too and this returns as soon as it stops, at its next check, rather than when it
     /// would have finished — seconds, for a long utterance on a busy machine, that a caller whose
     /// client has left would hold the recognizer for nobody.
-    func wait(unless callerCancelled: () -> Bool = { false }) throws -> [WhisperSegment]? {
+    func wait(unless callerCancelled: () -> Bool = { false }) throws -> Output? {
         try condition.withLock {
             while case .running = outcome {
                 if !isCancelled, callerCancelled() { cancel() }
@@ -111,7 +116,7 @@ final class WhisperBackgroundDecode: @unchecked Sendable {
             if isCancelled { return nil }
             switch outcome {
             case .running: return nil
-            case .decoded(let segments): return segments
+            case .decoded(let output): return output
             case .failed(let error as EarshotError) where error.code == .canceled: return nil
             case .failed(let error): throw error
             }
@@ -119,5 +124,5 @@ final class WhisperBackgroundDecode: @unchecked Sendable {
     }
 
     /// How often ``wait(unless:)`` asks whether its caller was cancelled, in seconds.
-    static let cancelPoll = 0.02
+    static var cancelPoll: Double { 0.02 }
 }

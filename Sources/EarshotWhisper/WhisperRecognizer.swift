@@ -7,7 +7,9 @@ import Foundation
 /// times placed in the stream's media time.
 ///
 /// Whisper reads a whole window at once, so audio is gathered as it arrives and decoded at
-/// ``endUtterance()``; an utterance longer than 30 s is decoded window by window. ``partialResult()``
+/// ``endUtterance()``; an utterance longer than 30 s is decoded window by window, each window with
+/// audio after it as soon as that audio has come (``WhisperWindowsSettled``), so that only the last is
+/// left when the speaker stops. ``partialResult()``
 /// decodes the audio so far greedily (no fallback, no word times) at most once per second of new
 /// audio and reports the words confirmed so far: whisper_streaming's LocalAgreement-2 policy, where
 /// the words two consecutive decodes agree on are confirmed, and each later decode continues the
@@ -72,9 +74,15 @@ public final class WhisperRecognizer: Recognizer {
     /// The utterance's confirmed text tokens: only ever extended, and continued by each partial decode.
     private var confirmed: [Int] = []
     /// The final decode begun when the speaker paused (``speechPaused(at:)``), if any.
-    private var speculation: WhisperBackgroundDecode?
+    private var speculation: WhisperBackgroundDecode<WhisperWindowsSettled>?
     /// The partial decode under way on a thread of its own (``PartialPacing/sharingTime``, live), if any.
-    private var partialDecode: WhisperBackgroundDecode?
+    private var partialDecode: WhisperBackgroundDecode<[WhisperSegment]>?
+    /// The open utterance's windows decoded while it went on: the result's first segments.
+    private var settled = WhisperWindowsSettled()
+    /// The decode of the windows the audio has gone past, under way, if any.
+    private var settling: WhisperBackgroundDecode<WhisperWindowsSettled>?
+    /// Decodes that settled windows of an utterance while the speaker went on, over all utterances.
+    public private(set) var settlingDecodes = 0
     /// Whether the open utterance's audio arrives at the speaker's pace (``noteStreamPace(isLive:)``).
     private var streamIsLive = true
     /// The frame through which a pause's early decode hears the utterance, until audio reaches it.
@@ -92,8 +100,8 @@ public final class WhisperRecognizer: Recognizer {
     public private(set) var earlyDecodes = EarlyDecodeTally()
     /// The transcriber's full-window fallbacks already counted in ``earlyDecodes``.
     private var fallbacksCounted = 0
-    /// The longest utterance decoded early: one window. A longer one is decoded window by window at
-    /// the end, as before (an early decode of it would cost several windows for one pause).
+    /// The longest audio decoded early after the settled windows: one window. (An utterance longer than
+    /// that has its windows settled as it goes on; a pause before they are is decoded at the end.)
     public static let maxSpeculativeSamples = 30 * 16_000
     /// The loudest sample of the utterance so far, as an amplitude.
     private var peak: Float = 0
@@ -123,9 +131,11 @@ public final class WhisperRecognizer: Recognizer {
         }
         retireSpeculation()
         retirePartialDecode()
+        retireSettling()
         isOpen = true
         streamIsLive = true
         samples.removeAll(keepingCapacity: true)
+        settled = WhisperWindowsSettled()
         startFrame = nil
         peak = 0
         lastPartial = nil
@@ -157,7 +167,43 @@ public final class WhisperRecognizer: Recognizer {
         samples += buffer.samples[frames]
         for sample in buffer.samples[frames] { peak = max(peak, abs(sample)) }
         endFrame = first + Int64(frames.count)
+        settleWindows()
         beginPendingDecode()
+    }
+
+    /// Takes in the settled windows once their decode has ended, and begins the next one when the audio
+    /// has gone a second past a window after them: on a thread of its own, as a result's work (it is
+    /// the result's first part), while nothing else decodes the utterance (a pause's decode under way
+    /// or awaited keeps it from starting; a partial decode is stopped for it).
+    private func settleWindows() {
+        if let running = settling, running.isDone { takeSettled(running) }
+        guard settling == nil, pendingPause == nil, speculation?.isCancelled ?? true, peak >= Self.silencePeak,
+            samples.count - settled.samples >= Self.maxSpeculativeSamples + format.sampleRate
+        else { return }
+        retireSpeculation()
+        retirePartialDecode()
+        settling = .result(
+            samples: samples, after: settled, settlingOnly: true, transcriber: transcriber, options: utteranceOptions,
+            slots: slots)
+    }
+
+    /// Takes in the windows `running` settled, once it has ended (stopped at once when `cancelled` says
+    /// so). A failure is the final decode's to report: it decodes those windows again.
+    private func takeSettled(
+        _ running: WhisperBackgroundDecode<WhisperWindowsSettled>, unless cancelled: () -> Bool = { false }
+    ) {
+        settling = nil
+        guard let decoded = try? running.wait(unless: cancelled), decoded.samples > settled.samples else { return }
+        settlingDecodes += 1
+        settled = decoded
+    }
+
+    /// Stops the settling decode under way, if any, and waits for it to let go of the transcriber.
+    private func retireSettling() {
+        guard let settling else { return }
+        settling.cancel()
+        _ = settling.stoppedEarly
+        self.settling = nil
     }
 
     public func setRequestOptions(_ options: RecognitionRequestOptions) throws(RecognitionOptionRefusal) {
@@ -208,10 +254,12 @@ public final class WhisperRecognizer: Recognizer {
 
     /// Begins the pause's decode once the audio reaches its end.
     private func beginPendingDecode() {
-        guard let through = pendingPause, let startFrame, endFrame >= through else { return }
+        // After the settled windows: a settling decode under way is waited out (the next audio, or the
+        // end of the utterance, takes it in).
+        guard let through = pendingPause, let startFrame, endFrame >= through, settling == nil else { return }
         pendingPause = nil
         let count = Int(max(0, min(through - startFrame, Int64(samples.count))))
-        guard count <= Self.maxSpeculativeSamples else { return }
+        guard count - settled.samples <= Self.maxSpeculativeSamples else { return }
         retireSpeculation()
         // The transcriber is the result's: provisional text is not wanted while the speaker pauses.
         retirePartialDecode()
@@ -219,7 +267,7 @@ public final class WhisperRecognizer: Recognizer {
         var options = utteranceOptions
         options.encoderWindow = options.liveEncoderWindow
         speculation = .result(
-            samples: Array(samples[..<count]), transcriber: transcriber, options: options, slots: slots)
+            samples: Array(samples[..<count]), after: settled, transcriber: transcriber, options: options, slots: slots)
     }
 
     public var beginsFinalDecodeOnPause: Bool { true }
@@ -277,8 +325,8 @@ public final class WhisperRecognizer: Recognizer {
             if !speculation.isCancelled { return agreedResult() }
             retireSpeculation()
         }
-        // One partial decode at a time.
-        if partialDecode != nil { return agreedResult() }
+        // One partial decode at a time, and none while windows are settled (the transcriber is theirs).
+        if partialDecode != nil || settling != nil { return agreedResult() }
         let decodedBefore = lastPartial?.samples ?? 0
         let clock = ContinuousClock()
         // Until two decodes agree on a first word, decodes run as audio comes, so a partial result comes as
@@ -405,6 +453,8 @@ public final class WhisperRecognizer: Recognizer {
         retirePartialDecode()
         let early = speculation.flatMap { $0.isCancelled ? nil : (try? $0.wait(unless: { Task.isCancelled })) ?? nil }
         retireSpeculation()
+        // Windows being settled are the result's first part: waited for (or stopped, for a caller gone).
+        if let running = settling { takeSettled(running, unless: { Task.isCancelled }) }
         // A caller cancelled while it waited (a client that left) gets its decode stopped, not finished.
         if Task.isCancelled { throw CancellationError() }
         guard peak >= Self.silencePeak else { return result }
@@ -412,10 +462,12 @@ public final class WhisperRecognizer: Recognizer {
         do {
             if let early {
                 earlyDecodes.used += 1
-                segments = early
+                segments = early.segments
             } else {
                 segments = try transcriber.transcribeAsResult(
-                    samples, options: options, slots: slots, isCancelled: { Task.isCancelled })
+                    samples, after: settled, settlingOnly: false, options: options, slots: slots,
+                    isCancelled: { Task.isCancelled }
+                ).segments
             }
         } catch let error as EarshotError where error.code == .canceled {
             throw CancellationError()
@@ -496,6 +548,7 @@ public final class WhisperRecognizer: Recognizer {
     public func abandonUtterance() {
         retireSpeculation()
         retirePartialDecode()
+        retireSettling()
         isOpen = false
         requestOptions = .none
         samples.removeAll(keepingCapacity: true)
@@ -522,10 +575,23 @@ extension WhisperTranscriber {
     func transcribeAsResult(
         _ samples: [Float], options: WhisperOptions, slots: ComputeSlots, isCancelled: @escaping () -> Bool
     ) throws -> [WhisperSegment] {
-        let segments = try slots.runResult(unless: isCancelled) {
-            try samples.withUnsafeBufferPointer { try transcribe($0, options: options, isCancelled: isCancelled) }
+        try transcribeAsResult(
+            samples, after: nil, settlingOnly: false, options: options, slots: slots, isCancelled: isCancelled
+        ).segments
+    }
+
+    /// The same, after the windows `settled` holds (``transcribe(_:options:isCancelled:after:settlingOnly:)``).
+    func transcribeAsResult(
+        _ samples: [Float], after settled: WhisperWindowsSettled?, settlingOnly: Bool, options: WhisperOptions,
+        slots: ComputeSlots, isCancelled: @escaping () -> Bool
+    ) throws -> WhisperWindowsSettled {
+        let decoded = try slots.runResult(unless: isCancelled) {
+            try samples.withUnsafeBufferPointer {
+                try transcribe(
+                    $0, options: options, isCancelled: isCancelled, after: settled, settlingOnly: settlingOnly)
+            }
         }
-        guard let segments else { throw EarshotError(.canceled, "whisper: cancelled while waiting for a core") }
-        return segments
+        guard let decoded else { throw EarshotError(.canceled, "whisper: cancelled while waiting for a core") }
+        return decoded
     }
 }

@@ -79,13 +79,24 @@ public final class WhisperTranscriber {
         _ samples: UnsafeBufferPointer<Float>, options given: WhisperOptions? = nil,
         isCancelled: @escaping () -> Bool = { false }
     ) throws -> [WhisperSegment] {
+        try transcribe(samples, options: given, isCancelled: isCancelled, after: nil, settlingOnly: false).segments
+    }
+
+    /// `samples` transcribed from where `settled` (the same audio's first windows, decoded before more of
+    /// it came) left off: its segments and then the rest's. With `settlingOnly`, only the windows with
+    /// audio after them are decoded — those a longer stream decodes the same way — and the rest is left
+    /// for a later call; without, the audio is decoded to its end.
+    public func transcribe(
+        _ samples: UnsafeBufferPointer<Float>, options given: WhisperOptions? = nil,
+        isCancelled: @escaping () -> Bool = { false }, after settled: WhisperWindowsSettled?, settlingOnly: Bool
+    ) throws -> WhisperWindowsSettled {
         let options = given ?? self.options
         if given != nil { try options.validate() }
         if let language = options.language { try model.requireLanguage(language) }
         try model.requireTask(options.task)
         let hypotheses = max(options.beamSize, options.bestOf)
         if decoder.capacity < hypotheses { decoder = WhisperDecoder(model: model, capacity: hypotheses) }
-        guard !samples.isEmpty else { return [] }
+        guard !samples.isEmpty else { return settled ?? WhisperWindowsSettled() }
         let tokenizer = model.tokenizer
         let mels = model.dimensions.melBins
         let (frames, features) = spectrogram(samples)
@@ -97,7 +108,7 @@ public final class WhisperTranscriber {
                 "whisper: prefix of \(options.prefix.count) tokens; expected at most "
                     + "\(model.dimensions.textContext / 4) (a quarter of the text context)")
         }
-        let language = try languageFor(features: features, frames: frames, options: options)
+        let language = try settled?.language ?? languageFor(features: features, frames: frames, options: options)
         self.language = language
         let startSequence = try tokenizer.startSequence(language: language.code, task: options.task)
         var search = WhisperSearch(
@@ -112,14 +123,17 @@ public final class WhisperTranscriber {
         defer { search.deallocate() }
 
         var allTokens: [Int] = []
-        if let prompt = options.initialPrompt?.trimmingCharacters(in: .whitespacesAndNewlines), !prompt.isEmpty {
+        if let settled {
+            allTokens = settled.prompt
+        } else if let prompt = options.initialPrompt?.trimmingCharacters(in: .whitespacesAndNewlines), !prompt.isEmpty {
             allTokens = tokenizer.encode(" " + prompt)
         }
         var promptResetSince = 0
-        var lastSpeech = 0.0
-        var segments: [WhisperSegment] = []
-        var seek = 0
-        while seek < contentFrames {
+        var lastSpeech = settled?.lastSpeech ?? 0
+        var segments = settled?.segments ?? []
+        var seek = settled?.seek ?? 0
+        // Settling: only a window with audio after it, which a longer stream would decode the same way.
+        while settlingOnly ? contentFrames - seek > windowFrames : seek < contentFrames {
             if isCancelled() { throw EarshotError(.canceled, "whisper: transcription cancelled") }
             let timeOffset = Double(seek) / Self.framesPerSecond
             let size = min(windowFrames, contentFrames - seek)
@@ -239,7 +253,10 @@ public final class WhisperTranscriber {
                 promptResetSince = allTokens.count
             }
         }
-        return segments
+        var result = WhisperWindowsSettled()
+        (result.segments, result.seek, result.lastSpeech, result.language) = (segments, seek, lastSpeech, language)
+        result.prompt = Array(allTokens[promptResetSince...])
+        return result
     }
 
     /// The bias `options` ask for, built once for each vocabulary and bonus.
