@@ -81,6 +81,8 @@ public final class WhisperRecognizer: Recognizer {
     private var settled = WhisperWindowsSettled()
     /// The decode of the windows the audio has gone past, under way, if any.
     private var settling: WhisperBackgroundDecode<WhisperWindowsSettled>?
+    /// A settling decode of the open utterance failed: the final decode does its windows (and says why).
+    private var settlingFailed = false
     /// Decodes that settled windows of an utterance while the speaker went on, over all utterances.
     public private(set) var settlingDecodes = 0
     /// Whether the open utterance's audio arrives at the speaker's pace (``noteStreamPace(isLive:)``).
@@ -136,6 +138,7 @@ public final class WhisperRecognizer: Recognizer {
         streamIsLive = true
         samples.removeAll(keepingCapacity: true)
         settled = WhisperWindowsSettled()
+        settlingFailed = false
         startFrame = nil
         peak = 0
         lastPartial = nil
@@ -177,7 +180,8 @@ public final class WhisperRecognizer: Recognizer {
     /// or awaited keeps it from starting; a partial decode is stopped for it).
     private func settleWindows() {
         if let running = settling, running.isDone { takeSettled(running) }
-        guard settling == nil, pendingPause == nil, speculation?.isCancelled ?? true, peak >= Self.silencePeak,
+        guard settling == nil, !settlingFailed, pendingPause == nil, speculation?.isCancelled ?? true,
+            peak >= Self.silencePeak,
             samples.count - settled.samples >= Self.maxSpeculativeSamples + format.sampleRate
         else { return }
         retireSpeculation()
@@ -193,7 +197,11 @@ public final class WhisperRecognizer: Recognizer {
         _ running: WhisperBackgroundDecode<WhisperWindowsSettled>, unless cancelled: () -> Bool = { false }
     ) {
         settling = nil
-        guard let decoded = try? running.wait(unless: cancelled), decoded.samples > settled.samples else { return }
+        guard let decoded = try? running.wait(unless: cancelled) else {
+            settlingFailed = !running.isCancelled
+            return
+        }
+        guard decoded.samples > settled.samples else { return }
         settlingDecodes += 1
         settled = decoded
     }
