@@ -40,6 +40,22 @@ import Testing
         #expect(finished.segments.map(\.start) == whole.map(\.start))
     }
 
+    /// Nothing settled yet is a fresh start: the first window keeps its initial prompt (a custom language
+    /// model's words reach a live decode through it).
+    @Test func nothingSettledKeepsTheInitialPrompt() throws {
+        let samples = try WhisperFixtures.samples(WhisperRecognizerTests.clip)
+        let transcriber = try WhisperTranscriber(model: try WhisperFixtures.model())
+        let options = WhisperOptions(initialPrompt: "Marianne, Elinor, Dashwood. Had he married a more amiable woman")
+        let prompted = try samples.withUnsafeBufferPointer { try transcriber.transcribe($0, options: options) }
+        let unprompted = try samples.withUnsafeBufferPointer { try transcriber.transcribe($0) }
+        let fresh = try samples.withUnsafeBufferPointer {
+            try transcriber.transcribe($0, options: options, after: WhisperWindowsSettled(), settlingOnly: false)
+        }
+        #expect(fresh.segments == prompted)
+        // The prompt matters here, so the comparison above can tell a prompt kept from one dropped.
+        #expect(prompted.map(\.tokens) != unprompted.map(\.tokens))
+    }
+
     /// Through a recognizer fed at once, as a live stream's pieces come: one decode settles the first
     /// window before the utterance ends, and the result is the whole decode's, words in order.
     @Test func aRecognizerSettlesTheWindowsTheStreamHasGonePast() throws {

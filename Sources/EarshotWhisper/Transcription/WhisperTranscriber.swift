@@ -82,14 +82,16 @@ public final class WhisperTranscriber {
         try transcribe(samples, options: given, isCancelled: isCancelled, after: nil, settlingOnly: false).segments
     }
 
-    /// `samples` transcribed from where `settled` (the same audio's first windows, decoded before more of
+    /// `samples` transcribed from where `previous` (the same audio's first windows, decoded before more of
     /// it came) left off: its segments and then the rest's. With `settlingOnly`, only the windows with
     /// audio after them are decoded — those a longer stream decodes the same way — and the rest is left
-    /// for a later call; without, the audio is decoded to its end.
+    /// for a later call; without, the audio is decoded to its end. Nothing settled yet (no window) is a
+    /// fresh start: the first window is prompted with ``WhisperOptions/initialPrompt``.
     public func transcribe(
         _ samples: UnsafeBufferPointer<Float>, options given: WhisperOptions? = nil,
-        isCancelled: @escaping () -> Bool = { false }, after settled: WhisperWindowsSettled?, settlingOnly: Bool
+        isCancelled: @escaping () -> Bool = { false }, after previous: WhisperWindowsSettled?, settlingOnly: Bool
     ) throws -> WhisperWindowsSettled {
+        let settled = previous.flatMap { $0.seek > 0 ? $0 : nil }
         let options = given ?? self.options
         if given != nil { try options.validate() }
         if let language = options.language { try model.requireLanguage(language) }
