@@ -174,13 +174,15 @@ public final class WhisperRecognizer: Recognizer {
         beginPendingDecode()
     }
 
-    /// Takes in the settled windows once their decode has ended, and begins the next one when the audio
-    /// has gone a second past a window after them: on a thread of its own, as a result's work (it is
-    /// the result's first part), while nothing else decodes the utterance (a pause's decode under way
+    /// Takes in the settled windows once their decode has ended, and begins the next one when a live
+    /// stream's audio has gone a second past a window after them: on a thread of its own, as a result's
+    /// work (it is the result's first part), while nothing else decodes the utterance (a pause's decode under way
     /// or awaited keeps it from starting; a partial decode is stopped for it).
     private func settleWindows() {
         if let running = settling, running.isDone { takeSettled(running) }
-        guard settling == nil, !settlingFailed, pendingPause == nil, speculation?.isCancelled ?? true,
+        // Only for a live stream, as a pause's decode: audio that arrives faster than it was spoken (an
+        // upload) is decoded when it ends, where the caller measures and bounds the work.
+        guard streamIsLive, settling == nil, !settlingFailed, pendingPause == nil, speculation?.isCancelled ?? true,
             peak >= Self.silencePeak,
             samples.count - settled.samples >= Self.maxSpeculativeSamples + format.sampleRate
         else { return }
