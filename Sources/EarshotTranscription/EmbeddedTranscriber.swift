@@ -31,6 +31,8 @@ public final class EmbeddedTranscriber<R: Recognizer>: SegmentTranscriber {
 
     public func transcribe(_ segment: UtteranceChunk) async throws -> RecognitionResult {
         try recognizer.startUtterance()
+        // The segment is all here: nothing to decode ahead of its end (a live stream's early work).
+        recognizer.noteStreamPace(isLive: false)
         var first = 0
         let audio = segment.audio
         do {

@@ -78,6 +78,13 @@ import Testing
         try recognizer.startUtterance()
         try WhisperRecognizerTests().feed(recognizer, samples, from: 0, piece: 1_600)
         recognizer.abandonUtterance()
+        // Audio that is all there (a file's segment, an upload faster than real time) settles nothing: it
+        // is decoded when it ends, to the same words.
+        try recognizer.startUtterance()
+        recognizer.noteStreamPace(isLive: false)
+        try WhisperRecognizerTests().feed(recognizer, samples, from: 0, piece: 1_600)
+        #expect(try recognizer.endUtterance().text == text)
+        #expect(recognizer.settlingDecodes == 1)
         // A short utterance settles nothing.
         try recognizer.startUtterance()
         try recognizer.accept(
