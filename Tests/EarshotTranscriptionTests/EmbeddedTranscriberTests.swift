@@ -8,7 +8,7 @@ import Testing
 
 /// A file's segment goes to the recognizer whole: the recognizer is told the audio is not live, so it
 /// does no live stream's early work (Whisper's settled windows and partial decodes on their own threads).
-@Suite struct EmbeddedTranscriberTests {
+@Suite(.computing) struct EmbeddedTranscriberTests {
     /// PocketSphinx, noting what it was told of the stream's pace.
     struct PaceNoting: Recognizer {
         var inner: PocketSphinxRecognizer
